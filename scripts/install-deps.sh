@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nodesmith needs to build and test, only those missing.
+# Safe to run repeatedly; does nothing when everything is present.
+set -euo pipefail
+packages=(
+  g++ cmake make pkg-config git
+  libyaml-cpp-dev        # YAML/JSON manifest parsing
+  nlohmann-json3-dev     # JSON object model and output
+  libfmt-dev             # formatting
+  libcli11-dev           # command-line parsing
+  coinor-libclp-dev      # LP lower bounds (COIN-OR CLP)
+  libgtest-dev libgmock-dev  # unit tests
+  libbenchmark-dev       # benchmarks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "Installing missing packages: ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
