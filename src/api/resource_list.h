@@ -37,16 +37,18 @@ class ResourceList {
   ResourceList& Add(const ResourceList& o);
   // Subtracts every entry of `o`; results may go negative.
   ResourceList& Subtract(const ResourceList& o);
-  // Entry-wise maximum (names in either list).
+  // Entry-wise maximum over names in either list; a name in only one list keeps that quantity
+  // (as Karpenter's resources.MaxResources), even when it is negative.
   static ResourceList Max(const ResourceList& a, const ResourceList& b);
   static ResourceList Sum(const ResourceList& a, const ResourceList& b);
   // True when every entry of *this is <= the same entry of `capacity` (absent = zero).
   bool Fits(const ResourceList& capacity) const;
   // The names of entries of *this that exceed `capacity`, in name order.
   std::vector<std::string> Exceeding(const ResourceList& capacity) const;
-  // "cpu: 500m, memory: 1Gi, pods: 1" — for messages and logs.
+  // "cpu: 500m, memory: 1Gi, pods: 1" — for messages and logs; "" when empty.
   std::string String() const;
 
+  // Same value for every name, absent names counting as zero ({cpu: 0} == {}).
   bool operator==(const ResourceList& o) const;
 
  private:

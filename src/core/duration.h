@@ -2,7 +2,8 @@
 // API uses it, plus the literal "Never" where Karpenter allows it.
 //
 // Durations are held as integral nanoseconds (std::chrono::nanoseconds). Parsing follows Go's
-// time.ParseDuration: units ns, us, µs, ms, s, m, h; a sign; fractions; "0" alone.
+// time.ParseDuration: units ns, us, µs (U+00B5), μs (U+03BC), ms, s, m, h; a sign; fractions;
+// "0" alone; errors for "", a missing or unknown unit, and values beyond int64 nanoseconds.
 #pragma once
 
 #include <chrono>
