@@ -54,6 +54,7 @@ struct SourceRef {
   int document = 0;   // 1-based document number within the file
   std::string kind;
   std::string name;
+  int item = 0;  // 1-based item within a `kind: List` document; 0 when not a List item
   std::string Describe() const;  // "pools.yaml: document 2 (NodePool default)"
 };
 

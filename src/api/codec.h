@@ -1,0 +1,56 @@
+// Decoders and encoders between the typed API values and their JSON form (current API
+// versions only; legacy documents are converted first, see api/legacy.h).
+//
+// A decoder reads a whole object document ({apiVersion, kind, metadata, spec, status}), leaves
+// unknown fields aside as the API server does, applies the API defaults (absent fields keep the
+// value types' defaults; a container's limits stand in for missing requests), and fails with
+// "field.path: rule" on a wrong type or an unparsable value. Semantic checks live in
+// api/validation.h. An encoder writes what kubectl would print, omitting empty fields, and
+// the output decodes back to an equal value.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "api/ec2nodeclass.h"
+#include "api/instance_type_catalog.h"
+#include "api/node.h"
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/policy.h"
+#include "api/storage.h"
+#include "api/workloads.h"
+#include "core/status.h"
+
+namespace nodesmith::api {
+
+core::Status DecodePod(const nlohmann::ordered_json& doc, Pod* out);
+core::Status DecodeNode(const nlohmann::ordered_json& doc, Node* out);
+core::Status DecodePersistentVolumeClaim(const nlohmann::ordered_json& doc, PersistentVolumeClaim* out);
+core::Status DecodePersistentVolume(const nlohmann::ordered_json& doc, PersistentVolume* out);
+core::Status DecodeStorageClass(const nlohmann::ordered_json& doc, StorageClass* out);
+// Deployment, ReplicaSet or StatefulSet, by the document's kind.
+core::Status DecodeReplicatedWorkload(const nlohmann::ordered_json& doc, ReplicatedWorkload* out);
+core::Status DecodeDaemonSet(const nlohmann::ordered_json& doc, DaemonSet* out);
+core::Status DecodeJob(const nlohmann::ordered_json& doc, Job* out);
+core::Status DecodePodDisruptionBudget(const nlohmann::ordered_json& doc, PodDisruptionBudget* out);
+core::Status DecodeNodePool(const nlohmann::ordered_json& doc, NodePool* out);
+core::Status DecodeNodeClaim(const nlohmann::ordered_json& doc, NodeClaim* out);
+core::Status DecodeEC2NodeClass(const nlohmann::ordered_json& doc, EC2NodeClass* out);
+core::Status DecodeInstanceTypeCatalog(const nlohmann::ordered_json& doc, InstanceTypeCatalog* out);
+
+nlohmann::ordered_json EncodePod(const Pod& v);
+nlohmann::ordered_json EncodeNode(const Node& v);
+nlohmann::ordered_json EncodePersistentVolumeClaim(const PersistentVolumeClaim& v);
+nlohmann::ordered_json EncodePersistentVolume(const PersistentVolume& v);
+nlohmann::ordered_json EncodeStorageClass(const StorageClass& v);
+nlohmann::ordered_json EncodeReplicatedWorkload(const ReplicatedWorkload& v);
+nlohmann::ordered_json EncodeDaemonSet(const DaemonSet& v);
+nlohmann::ordered_json EncodeJob(const Job& v);
+nlohmann::ordered_json EncodePodDisruptionBudget(const PodDisruptionBudget& v);
+nlohmann::ordered_json EncodeNodePool(const NodePool& v);
+nlohmann::ordered_json EncodeNodeClaim(const NodeClaim& v);
+nlohmann::ordered_json EncodeEC2NodeClass(const EC2NodeClass& v);
+nlohmann::ordered_json EncodeInstanceTypeCatalog(const InstanceTypeCatalog& v);
+
+}  // namespace nodesmith::api
