@@ -1,0 +1,82 @@
+#include "cluster/cluster_api.h"
+
+namespace nodesmith::cluster {
+
+const char* KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kPod:
+      return "Pod";
+    case Kind::kNode:
+      return "Node";
+    case Kind::kNodeClaim:
+      return "NodeClaim";
+    case Kind::kNodePool:
+      return "NodePool";
+    case Kind::kEC2NodeClass:
+      return "EC2NodeClass";
+    case Kind::kReplicatedWorkload:
+      return "ReplicatedWorkload";
+    case Kind::kDaemonSet:
+      return "DaemonSet";
+    case Kind::kJob:
+      return "Job";
+    case Kind::kPodDisruptionBudget:
+      return "PodDisruptionBudget";
+    case Kind::kPersistentVolumeClaim:
+      return "PersistentVolumeClaim";
+    case Kind::kPersistentVolume:
+      return "PersistentVolume";
+    case Kind::kStorageClass:
+      return "StorageClass";
+  }
+  return "Unknown";
+}
+
+bool IsNamespaced(Kind kind) {
+  switch (kind) {
+    case Kind::kPod:
+    case Kind::kReplicatedWorkload:
+    case Kind::kDaemonSet:
+    case Kind::kJob:
+    case Kind::kPodDisruptionBudget:
+    case Kind::kPersistentVolumeClaim:
+      return true;
+    case Kind::kNode:
+    case Kind::kNodeClaim:
+    case Kind::kNodePool:
+    case Kind::kEC2NodeClass:
+    case Kind::kPersistentVolume:
+    case Kind::kStorageClass:
+      return false;
+  }
+  return false;
+}
+
+const api::ObjectMeta& MetaOf(const Object& object) {
+  return std::visit([](const auto& o) -> const api::ObjectMeta& { return o.metadata; }, object);
+}
+
+api::ObjectMeta& MetaOf(Object& object) {
+  return std::visit([](auto& o) -> api::ObjectMeta& { return o.metadata; }, object);
+}
+
+std::string StoreName(const Object& object) {
+  if (const auto* w = std::get_if<api::ReplicatedWorkload>(&object)) {
+    return w->kind + "/" + w->metadata.name;
+  }
+  return MetaOf(object).name;
+}
+
+const char* WatchEventTypeName(WatchEventType type) {
+  switch (type) {
+    case WatchEventType::kAdded:
+      return "Added";
+    case WatchEventType::kModified:
+      return "Modified";
+    case WatchEventType::kDeleted:
+      return "Deleted";
+  }
+  return "Unknown";
+}
+
+}  // namespace nodesmith::cluster

@@ -1,0 +1,46 @@
+#include "cluster/cluster_snapshot.h"
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace nodesmith::cluster {
+namespace {
+
+template <typename T>
+void Collect(const ClusterApi& cluster, std::vector<api::Sourced<T>>* out) {
+  cluster.ForEachObject(KindOf<T>(), [out](const Object& o) {
+    const T& object = std::get<T>(o);
+    api::SourceRef source;
+    source.file = "cluster";
+    source.document = 0;
+    if constexpr (std::is_same_v<T, api::ReplicatedWorkload>) {
+      source.kind = object.kind;
+    } else {
+      source.kind = KindName(KindOf<T>());
+    }
+    source.name = object.metadata.Key();
+    out->push_back(api::Sourced<T>{object, std::move(source)});
+  });
+}
+
+}  // namespace
+
+api::ObjectSet Snapshot(const ClusterApi& cluster) {
+  api::ObjectSet set;
+  Collect(cluster, &set.pods);
+  Collect(cluster, &set.nodes);
+  Collect(cluster, &set.persistent_volume_claims);
+  Collect(cluster, &set.persistent_volumes);
+  Collect(cluster, &set.storage_classes);
+  Collect(cluster, &set.replicated_workloads);
+  Collect(cluster, &set.daemon_sets);
+  Collect(cluster, &set.jobs);
+  Collect(cluster, &set.pod_disruption_budgets);
+  Collect(cluster, &set.node_pools);
+  Collect(cluster, &set.node_claims);
+  Collect(cluster, &set.ec2_node_classes);
+  return set;
+}
+
+}  // namespace nodesmith::cluster

@@ -1,0 +1,121 @@
+#include "runtime/controller_runtime.h"
+
+#include <cassert>
+#include <utility>
+
+namespace nodesmith::runtime {
+
+SimulatedRuntime::SimulatedRuntime(EventLoop& loop, cluster::ClusterApi& cluster)
+    : loop_(loop), cluster_(cluster) {}
+
+Request SimulatedRuntime::RequestFor(const Controller& controller, const std::string& ns,
+                                     const std::string& name) {
+  if (controller.Singleton()) return Request{};
+  return Request{ns, name};
+}
+
+void SimulatedRuntime::Register(Controller& controller, ErrorHook on_error) {
+  auto owned = std::make_unique<Entry>();
+  Entry* entry = owned.get();
+  entry->controller = &controller;
+  entry->name = controller.Name();
+  assert(!by_name_.contains(entry->name) && "controller registered twice");
+  entry->on_error = std::move(on_error);
+  entry->queue = std::make_unique<WorkQueue>(loop_, [this, entry] { Schedule(*entry); });
+  entries_.push_back(std::move(owned));
+  by_name_[entry->name] = entry;
+
+  std::weak_ptr<bool> alive = alive_;
+  for (cluster::Kind kind : controller.Watches()) {
+    cluster_.Watch(kind, [alive, entry](const cluster::WatchEvent& event) {
+      if (alive.expired()) return;
+      entry->queue->Add(RequestFor(*entry->controller, event.namespace_, event.name));
+    });
+  }
+  if (controller.Singleton()) {
+    entry->queue->Add(Request{});
+    return;
+  }
+  for (cluster::Kind kind : controller.Watches()) {
+    for (const cluster::Object& object : cluster_.ListObjects(kind)) {
+      entry->queue->Add(Request{cluster::MetaOf(object).namespace_, cluster::StoreName(object)});
+    }
+  }
+}
+
+void SimulatedRuntime::Schedule(Entry& entry) {
+  if (entry.scheduled) return;
+  entry.scheduled = true;
+  std::weak_ptr<bool> alive = alive_;
+  Entry* e = &entry;
+  loop_.At(loop_.Now(), [this, alive, e] {
+    if (alive.expired()) return;
+    RunOne(*e);
+  });
+}
+
+void SimulatedRuntime::RunOne(Entry& entry) {
+  entry.scheduled = false;
+  std::optional<Request> request = entry.queue->Get();
+  if (!request) return;
+  ++entry.reconciles;
+  core::Result<ReconcileResult> result = entry.controller->Reconcile(*request);
+  WorkQueue& queue = *entry.queue;
+  if (!result.ok()) {
+    ++entry.errors;
+    if (entry.on_error) entry.on_error(*request, result.status());
+    queue.AddRateLimited(*request);
+  } else if (result->requeue_after.has_value()) {
+    if (*result->requeue_after > core::Duration::zero()) {
+      queue.Forget(*request);
+      queue.AddAfter(*request, *result->requeue_after);
+    } else {
+      queue.AddRateLimited(*request);
+    }
+  } else {
+    queue.Forget(*request);
+  }
+  queue.Done(*request);
+  // One reconcile per event: give other controllers' events at this instant their turn.
+  if (queue.Len() > 0) Schedule(entry);
+}
+
+SimulatedRuntime::Entry* SimulatedRuntime::Find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+core::Status SimulatedRuntime::Enqueue(const std::string& controller, const Request& request) {
+  return EnqueueAfter(controller, request, core::Duration::zero());
+}
+
+core::Status SimulatedRuntime::EnqueueAfter(const std::string& controller, const Request& request,
+                                            core::Duration delay) {
+  Entry* entry = Find(controller);
+  if (entry == nullptr) return core::Status::NotFound("no controller named " + controller);
+  entry->queue->AddAfter(request, delay);
+  return core::Status::Ok();
+}
+
+int64_t SimulatedRuntime::ReconcileCount(const std::string& controller) const {
+  const Entry* entry = Find(controller);
+  return entry == nullptr ? 0 : entry->reconciles;
+}
+
+int64_t SimulatedRuntime::ErrorCount(const std::string& controller) const {
+  const Entry* entry = Find(controller);
+  return entry == nullptr ? 0 : entry->errors;
+}
+
+size_t SimulatedRuntime::QueueLength(const std::string& controller) const {
+  const Entry* entry = Find(controller);
+  return entry == nullptr ? 0 : entry->queue->Len();
+}
+
+std::vector<std::string> SimulatedRuntime::Controllers() const {
+  std::vector<std::string> names;
+  for (const auto& entry : entries_) names.push_back(entry->name);
+  return names;
+}
+
+}  // namespace nodesmith::runtime
