@@ -23,5 +23,6 @@ inline constexpr int kExitBadInput = 2;  // bad input or bad flags
 void RegisterConvert(CLI::App& app, int* exit_code);
 void RegisterCatalog(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);
+void RegisterSimulate(CLI::App& app, int* exit_code);
 
 }  // namespace nodesmith::cli

@@ -1,0 +1,39 @@
+// The input flags most subcommands share (-f, -o, --catalog, --region, --feature-gates) and the
+// one way to load -f inputs: errors become one line on stderr (exit code 2 is the caller's to
+// return), warnings one line each.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "api/object_set.h"
+
+namespace nodesmith::cli {
+
+struct InputFlags {
+  std::vector<std::string> files;     // -f, repeatable: file, directory or "-"
+  std::string output = "text";        // -o text|json
+  std::string catalog = "aws";        // --catalog aws|kwok|FILE
+  std::string region = "us-west-2";   // --region
+  std::string feature_gates;          // --feature-gates, Karpenter's FEATURE_GATES syntax
+};
+
+// Adds -f (required when `files_required`) to `cmd`.
+CLI::Option* AddFileFlag(CLI::App* cmd, InputFlags* flags, bool files_required = true);
+// Adds -o/--output restricted to text|json.
+CLI::Option* AddOutputFlag(CLI::App* cmd, InputFlags* flags);
+// Adds --catalog and --region.
+void AddCatalogFlags(CLI::App* cmd, InputFlags* flags);
+CLI::Option* AddFeatureGatesFlag(CLI::App* cmd, InputFlags* flags);
+// All of the above.
+void AddInputFlags(CLI::App* cmd, InputFlags* flags);
+
+// Loads flags.files. On failure prints "error: <message>" to `err` and returns nullopt; warnings
+// are printed as "warning: <message>" either way.
+std::optional<api::ObjectSet> LoadInputsOrReport(const InputFlags& flags, std::ostream& err);
+
+}  // namespace nodesmith::cli
