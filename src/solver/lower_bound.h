@@ -1,0 +1,53 @@
+// LowerBound: a proven lower bound on what new capacity for a set of pods must cost.
+//
+// The problem, as a linear program (a relaxation of every real plan):
+//   bins b: a new node of some instance type from some NodePool ("open" bins, any fractional
+//           number x_b >= 0 of them at price_b each), or existing capacity ("fixed" bins: one,
+//           already paid for, with what it has left);
+//   classes c: count_c identical pods, each compatible with a set of bins;
+//   y_{c,b} >= 0 pods of class c in bin b;  sum_b y_{c,b} = count_c;
+//   for every resource r: sum_c req_{c,r} y_{c,b} <= cap_{b,r} x_b   (open)
+//                         sum_c req_{c,r} y_{c,b} <= cap_{b,r}       (fixed);
+//   minimise sum_b price_b x_b.
+// Every real plan that places the same pods is a feasible point (x integral, y integral), so
+// the LP optimum is <= its cost, as long as the inputs only ever over-approximate: a bin's
+// capacity and compatibility may be larger, its price smaller, than in reality (callers ignore
+// topology, host ports and NodePool limits, and take the cheapest offering of a type).
+//
+// Why the number returned is proven, not just computed: the LP is solved with COIN-OR CLP in
+// floating point, then its row duals are turned into a certificate by weak duality. For any
+// w_{b,r} >= 0 with sum_r cap_{b,r} w_{b,r} <= price_b on every open bin, and
+// u_c = min over c's bins of sum_r req_{c,r} w_{b,r}, the Lagrangian gives
+//   cost(any feasible plan) >= sum_c count_c u_c - sum_{fixed b} sum_r cap_{b,r} w_{b,r}.
+// The solver's duals are clamped to >= 0 and each open bin's w is scaled down until its
+// price row holds (with a 1e-12 relative margin covering the rounding of that sum), so the
+// inequality holds for the w actually used whatever the LP solver's tolerances were. The
+// bound is evaluated in long double; it is never negative.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace nodesmith::solver {
+
+struct LowerBoundBin {
+  double price = 0;              // per node; ignored for fixed bins
+  bool fixed = false;            // existing capacity (exactly one, already paid)
+  std::vector<double> capacity;  // per resource, same units as the classes' requests
+};
+
+struct LowerBoundClass {
+  int64_t count = 0;
+  std::vector<double> request;  // per resource
+  std::vector<int> bins;        // indices of compatible bins
+};
+
+struct LowerBoundProblem {
+  std::vector<LowerBoundBin> bins;
+  std::vector<LowerBoundClass> classes;
+};
+
+// The certified bound (0 when there is nothing to place or the LP cannot be solved).
+double LowerBound(const LowerBoundProblem& problem);
+
+}  // namespace nodesmith::solver

@@ -1,0 +1,76 @@
+#include "solver/lower_bound.h"
+
+#include <gtest/gtest.h>
+
+namespace nodesmith::solver {
+namespace {
+
+// Resources: [cpu, memory].
+TEST(LowerBound, FractionalCostOfTheCheapestCapacityPerUnit) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 16}});  // 0.25 per cpu
+  p.bins.push_back({1.5, false, {8, 16}});  // 0.1875 per cpu
+  p.classes.push_back({10, {1, 1}, {0, 1}});
+  EXPECT_NEAR(LowerBound(p), 10 * 0.1875, 1e-9);
+}
+
+TEST(LowerBound, TheBindingResourceDecides) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 4}});
+  p.classes.push_back({4, {0.5, 2}, {0}});  // memory-bound: 8 memory = 2 nodes
+  EXPECT_NEAR(LowerBound(p), 2.0, 1e-9);
+}
+
+TEST(LowerBound, ExistingCapacityIsFreeButFinite) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 100}});
+  p.bins.push_back({0, true, {2, 100}});  // 2 cpu already paid for
+  p.classes.push_back({6, {1, 1}, {0, 1}});
+  EXPECT_NEAR(LowerBound(p), 1.0, 1e-9);
+}
+
+TEST(LowerBound, ClassesOnlyUseCompatibleBins) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 100}});
+  p.bins.push_back({10.0, false, {4, 100}});  // e.g. the GPU pool
+  p.classes.push_back({4, {1, 1}, {0}});
+  p.classes.push_back({4, {1, 1}, {1}});
+  EXPECT_NEAR(LowerBound(p), 11.0, 1e-9);
+}
+
+TEST(LowerBound, NothingToPlaceCostsNothing) {
+  EXPECT_EQ(LowerBound(LowerBoundProblem{}), 0.0);
+}
+
+TEST(LowerBound, NeverAboveTheTrueOptimum) {
+  // 3 pods of 0.6 cpu on 1-cpu nodes at price 1: integral optimum 3, fractional 1.8.
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {1, 10}});
+  p.classes.push_back({3, {0.6, 1}, {0}});
+  double lb = LowerBound(p);
+  EXPECT_LE(lb, 1.8 + 1e-12);
+  EXPECT_NEAR(lb, 1.8, 1e-9);
+}
+
+}  // namespace
+}  // namespace nodesmith::solver
+
+namespace nodesmith::solver {
+namespace {
+
+TEST(LowerBound, DominatedBinsDoNotChangeTheOptimum) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 16}});   // 4 cpu per dollar
+  p.bins.push_back({2.5, false, {8, 32}});   // 3.2 cpu per dollar: dominated
+  p.bins.push_back({0.5, false, {1, 64}});   // memory-rich
+  p.classes.push_back({8, {1, 1}, {0, 1, 2}});
+  p.classes.push_back({4, {0, 16}, {0, 1, 2}});
+  // 8 cpu at best 4/$ = 2$, 72 memory: the memory-rich bin supplies it cheaply alongside.
+  double lb = LowerBound(p);
+  p.bins[1].price = 2.0;  // now equally efficient, still no better
+  EXPECT_NEAR(LowerBound(p), lb, 1e-9);
+  EXPECT_GT(lb, 0);
+}
+
+}  // namespace
+}  // namespace nodesmith::solver

@@ -1,0 +1,51 @@
+// PodInfo: what the scheduler precomputes once per pending pod (and again after the pod is
+// relaxed), so the placement loops never touch the pod spec: dense requests, requirements,
+// host ports, and a class signature under which identical pods share cached decisions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/pod.h"
+#include "api/resource_list.h"
+#include "scheduling/requirements.h"
+#include "solver/host_ports.h"
+#include "solver/resource_vector.h"
+
+namespace nodesmith::solver {
+
+struct PodInfo {
+  std::string key;                  // "namespace/name"
+  api::ResourceList request_list;   // effective requests, pods: 1 included
+  ResourceVector requests;
+  scheduling::Requirements requirements;         // Requirements::FromPod
+  scheduling::Requirements strict_requirements;  // Requirements::FromPodStrict
+  std::vector<HostPort> host_ports;
+  // Equal signatures mean the pods are interchangeable for placement decisions that do not
+  // involve topology (same requests, requirements, tolerations and host ports).
+  std::string signature;
+};
+
+// The pod's effective requests (Kubernetes rules, scheduling::PodRequests) with `pods: 1`, as
+// Karpenter's RequestsForPods.
+api::ResourceList PodRequestsWithPodCount(const api::Pod& pod);
+
+// Fills every field of PodInfo from the pod's current spec. `request_list` is
+// PodRequestsWithPodCount(pod), when the caller has it already (empty: computed here).
+PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,
+                    api::ResourceList request_list = {});
+
+// The first taint of `taints` the pod does not tolerate, or nullopt. Every effect counts
+// (PreferNoSchedule too, as in Karpenter, which tolerates it only through relaxation).
+std::optional<api::Taint> FirstUntoleratedTaint(const std::vector<api::Taint>& taints,
+                                                const api::Pod& pod);
+// "taint nvidia.com/gpu=true:NoSchedule not tolerated".
+std::string DescribeUntolerated(const api::Taint& taint);
+
+// True when the pod declares topology spread, pod affinity or pod anti-affinity.
+bool HasTopologyConstraints(const api::Pod& pod);
+// True when the pod declares required pod anti-affinity (it may repel other pods).
+bool HasRequiredAntiAffinity(const api::Pod& pod);
+
+}  // namespace nodesmith::solver

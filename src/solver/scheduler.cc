@@ -1,0 +1,942 @@
+#include "solver/scheduler.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "scheduling/well_known_labels.h"
+#include "solver/host_ports.h"
+#include "solver/instance_type_filter.h"
+#include "solver/lower_bound.h"
+#include "solver/nodeclaim_name.h"
+#include "solver/pod_info.h"
+#include "solver/preferences.h"
+#include "solver/queue.h"
+#include "solver/resource_vector.h"
+#include "solver/topology.h"
+#include "solver/topology_domain_group.h"
+
+namespace nodesmith::solver {
+namespace {
+
+constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+
+// Every required node-affinity term of the pod as text: two pods whose signatures match can
+// still differ in the terms after the first, which relaxation may reach.
+std::string TermKey(const api::Pod& pod) {
+  std::string key;
+  if (!pod.spec.affinity || !pod.spec.affinity->node_affinity ||
+      !pod.spec.affinity->node_affinity->required) {
+    return key;
+  }
+  for (const auto& term : pod.spec.affinity->node_affinity->required->node_selector_terms) {
+    key += scheduling::Requirements::FromNodeSelectorRequirements(term.match_expressions).String();
+    key += "||";
+  }
+  return key;
+}
+
+// The requirement sets a pod may be scheduled under, whatever relaxation does: one per
+// required node-affinity term (terms are ORed), preferences dropped.
+std::vector<scheduling::Requirements> LooseRequirements(const api::Pod& pod) {
+  std::vector<scheduling::Requirements> out;
+  const bool has_terms = pod.spec.affinity && pod.spec.affinity->node_affinity &&
+                         pod.spec.affinity->node_affinity->required &&
+                         pod.spec.affinity->node_affinity->required->node_selector_terms.size() > 1;
+  if (!has_terms) {
+    out.push_back(scheduling::Requirements::FromPodStrict(pod));
+    return out;
+  }
+  for (const auto& term : pod.spec.affinity->node_affinity->required->node_selector_terms) {
+    api::Pod copy = pod;
+    copy.spec.affinity->node_affinity->required->node_selector_terms = {term};
+    out.push_back(scheduling::Requirements::FromPodStrict(copy));
+  }
+  return out;
+}
+
+// Taints a pod could ever be scheduled past: PreferNoSchedule is relaxable, so ignored here.
+bool ToleratesHard(const std::vector<api::Taint>& taints, const api::Pod& pod) {
+  std::vector<api::Taint> hard;
+  for (const auto& t : taints) {
+    if (t.effect != "PreferNoSchedule") hard.push_back(t);
+  }
+  return !FirstUntoleratedTaint(hard, pod).has_value();
+}
+
+struct TypeInfo {
+  const cloud::InstanceType* type = nullptr;
+  ResourceVector allocatable;
+  ResourceVector capacity;
+};
+
+// A NodePool as a source of NodeClaims (Karpenter's NodeClaimTemplate).
+struct Template {
+  const api::NodePool* pool = nullptr;
+  std::string name;
+  scheduling::Requirements requirements;  // spec requirements + template labels + nodepool label
+  std::vector<api::Taint> taints;
+  std::vector<int> types;                 // compatible with `requirements`, with an offering
+  cloud::InstanceTypes type_ptrs;         // the same, for topology domains
+  ResourceVector daemon;                  // DaemonSet overhead on its nodes
+  api::ResourceList daemon_list;
+  ResourceVector remaining;               // limits left; kUnlimited where none
+  bool has_limits = false;
+};
+
+struct ExistingState {
+  const ExistingCapacity* in = nullptr;
+  scheduling::Requirements requirements;  // labels + hostname
+  ResourceVector available;
+  ResourceVector initial_available;
+  HostPortUsage ports;
+  std::vector<int> pods;
+};
+
+// A NodeClaim being built (Karpenter's scheduling.NodeClaim).
+struct ClaimState {
+  int tmpl = 0;
+  std::string hostname;
+  scheduling::Requirements requirements;
+  std::vector<int> pods;
+  ResourceVector requests;       // daemon overhead + pods
+  std::vector<int> options;      // type indices, still fitting everything
+  ResourceVector max_allocatable;  // entry-wise max over options
+  HostPortUsage ports;
+};
+
+struct PodState {
+  // The pod's current spec: the snapshot's own, or a private copy once something had to change
+  // (preferences stripped, volume zones injected, relaxation). Copying only then keeps a solve
+  // over tens of thousands of pods from copying every spec.
+  const api::Pod* pod = nullptr;
+  std::unique_ptr<api::Pod> prepared;  // stripped / injected, before any relaxation
+  std::unique_ptr<api::Pod> owned;     // relaxed
+  const api::Pod* original = nullptr;  // after stripping and injection, before relaxation
+  api::Pod& Mutable() {
+    if (!owned) {
+      owned = std::make_unique<api::Pod>(*pod);
+      pod = owned.get();
+    }
+    return *owned;
+  }
+  PodInfo info;
+  // Class by scheduling-relevant spec (PodInfo::signature): pods of one class share cached
+  // NodePool checks and topology-free placement failures.
+  int base_cls = -1;
+  bool topology = false;  // topology may narrow or reject its placements
+  bool counts = false;    // where it lands changes topology counts
+  std::string error;
+  bool placed = false;
+  bool fatal = false;     // cannot be scheduled at all (e.g. volume lookup failed)
+  std::string lb_key;     // lower-bound class key (original spec, every required term)
+};
+
+// Decisions shared by every pod of one class; vectors grow lazily.
+struct ClassState {
+  std::vector<uint8_t> dead_existing;
+  std::vector<uint8_t> dead_claim;
+  std::vector<uint8_t> tmpl_checked;
+  std::vector<std::string> tmpl_failure;      // permanent reason, "" when compatible
+  std::vector<std::vector<int>> tmpl_types;   // compatible types (requirements + offerings)
+};
+
+class Solver {
+ public:
+  Solver(const Snapshot& s, const SchedulerOptions& o)
+      : s_(s), opts_(o), allow_(scheduling::AllowUndefined(s.well_known)) {}
+
+  core::Result<Results> Run();
+
+ private:
+  void BuildIndex();
+  void BuildTypes();
+  void BuildTemplates();
+  void BuildExisting();
+  void BuildPods();
+  core::Status BuildTopology();
+  void Refresh(int p);  // recompute PodInfo and class after relaxation
+
+  bool TryExisting(int p, int e);
+  bool TryClaim(int p, int k);
+  bool TryNewClaim(int p, int t, std::string* reason);
+  const std::string& TemplateCheck(int p, int t);
+  std::string ResourceFailure(int p, int t, const std::vector<int>& types) const;
+  void Promote(int k);
+  bool Place(int p);
+  void Finalize(Results& out);
+  double ComputeLowerBound(const std::vector<int>& scheduled_pods);
+
+  std::vector<int> FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                                 const scheduling::Requirements& reqs, bool reqs_changed) const;
+  void SetMaxAllocatable(ClaimState& c) const;
+  bool EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
+                        std::string* reason) const;
+
+  const Snapshot& s_;
+  SchedulerOptions opts_;
+  scheduling::CompatibilityOptions allow_;
+  ResourceIndex index_;
+  std::vector<TypeInfo> types_;
+  std::vector<Template> templates_;
+  std::vector<ExistingState> existing_;
+  std::vector<PodState> pods_;
+  std::vector<api::ResourceList> pending_requests_;  // per pending pod, until BuildPods
+  std::vector<ClassState> classes_;
+  std::unordered_map<std::string, int> class_by_signature_;
+  std::vector<ClaimState> claims_;
+  std::vector<int> claim_order_;  // claims by pod count ascending, then creation
+  std::vector<int> claim_pos_;
+  std::unique_ptr<Topology> topology_;
+  bool any_topology_ = false;  // some pod declares spread, affinity or anti-affinity
+  std::unique_ptr<Preferences> preferences_;
+  int hostname_counter_ = 0;
+};
+
+void Solver::BuildIndex() {
+  pending_requests_.reserve(s_.pending_pods.size());
+  for (const auto& p : s_.pending_pods) {
+    pending_requests_.push_back(PodRequestsWithPodCount(p));
+    index_.Register(pending_requests_.back());
+  }
+  for (const auto& p : s_.bound_pods) index_.Register(PodRequestsWithPodCount(p));
+  for (const auto& p : s_.daemon_set_pods) index_.Register(PodRequestsWithPodCount(p));
+  for (const auto& t : s_.instance_types) {
+    index_.Register(t->allocatable);
+    index_.Register(t->capacity);
+  }
+  for (const auto& e : s_.existing) {
+    index_.Register(e.allocatable);
+    index_.Register(e.capacity);
+  }
+  for (const auto& np : s_.node_pools) index_.Register(np.limits);
+  index_.Freeze();
+}
+
+void Solver::BuildTypes() {
+  for (const auto& t : s_.instance_types) {
+    types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
+  }
+}
+
+void Solver::BuildTemplates() {
+  for (const auto& np : s_.node_pools) {
+    Template t;
+    t.pool = &np;
+    t.name = np.metadata.name;
+    t.requirements =
+        scheduling::Requirements::FromNodeSelectorRequirements(np.template_.spec.requirements);
+    api::Labels labels = np.template_.labels;
+    labels[scheduling::kLabelNodePool] = t.name;
+    t.requirements.Add(scheduling::Requirements::FromLabels(labels));
+    t.taints = np.template_.spec.taints;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      const cloud::InstanceType& it = *types_[i].type;
+      if (!t.requirements.IsCompatible(it.requirements, allow_)) continue;
+      if (!HasCompatibleOffering(it, t.requirements, allow_)) continue;
+      t.types.push_back(static_cast<int>(i));
+      t.type_ptrs.push_back(s_.instance_types[i]);
+    }
+    // DaemonSets whose pods would run on this pool's nodes add their requests to every node.
+    t.daemon = index_.Zero();
+    for (const auto& d : s_.daemon_set_pods) {
+      if (FirstUntoleratedTaint(t.taints, d)) continue;
+      if (!t.requirements.IsCompatible(scheduling::Requirements::FromPod(d), allow_)) continue;
+      api::ResourceList r = PodRequestsWithPodCount(d);
+      t.daemon_list.Add(r);
+      AddTo(t.daemon, index_.ToVector(r));
+    }
+    t.remaining = ResourceVector(index_.size(), kUnlimited);
+    for (const auto& [name, q] : np.limits.items()) {
+      int i = index_.Find(name);
+      if (i < 0) continue;
+      t.remaining[i] = q.MilliValue();
+      t.has_limits = true;
+    }
+    if (t.has_limits) {
+      // Capacity already launched for this pool counts against its limits.
+      for (const auto& e : s_.existing) {
+        if (e.node_pool != t.name) continue;
+        ResourceVector cap = index_.ToVector(e.capacity);
+        for (int r = 0; r < index_.size(); ++r) {
+          if (t.remaining[r] != kUnlimited) t.remaining[r] -= cap[r];
+        }
+      }
+    }
+    templates_.push_back(std::move(t));
+  }
+}
+
+void Solver::BuildExisting() {
+  for (const auto& e : s_.existing) {
+    ExistingState st;
+    st.in = &e;
+    api::Labels labels = e.labels;
+    labels.emplace(scheduling::kLabelHostname, e.name);
+    st.requirements = scheduling::Requirements::FromLabels(labels);
+    st.available = index_.ToVector(e.allocatable);
+    std::set<std::string> daemons_present;
+    for (int b : e.bound_pods) {
+      const api::Pod& p = s_.bound_pods[b];
+      SubtractFrom(st.available, index_.ToVector(PodRequestsWithPodCount(p)));
+      st.ports.Add(PodHostPorts(p));
+      for (const auto& ref : p.metadata.owner_references) {
+        if (ref.kind == "DaemonSet") daemons_present.insert(p.metadata.namespace_ + "/" + ref.name);
+      }
+    }
+    // DaemonSet pods that would run here but are not bound yet will take their share.
+    for (const auto& d : s_.daemon_set_pods) {
+      if (daemons_present.count(d.metadata.namespace_ + "/" + d.metadata.name)) continue;
+      if (FirstUntoleratedTaint(e.taints, d)) continue;
+      if (!st.requirements.IsCompatible(scheduling::Requirements::FromPod(d))) continue;
+      SubtractFrom(st.available, index_.ToVector(PodRequestsWithPodCount(d)));
+    }
+    st.initial_available = st.available;
+    existing_.push_back(std::move(st));
+  }
+}
+
+void Solver::Refresh(int p) {
+  PodState& ps = pods_[p];
+  ps.info = MakePodInfo(*ps.pod, index_, std::move(ps.info.request_list));
+  auto [base, base_inserted] =
+      class_by_signature_.emplace(ps.info.signature, static_cast<int>(classes_.size()));
+  if (base_inserted) classes_.emplace_back();
+  ps.base_cls = base->second;
+}
+
+void Solver::BuildPods() {
+  pods_.reserve(s_.pending_pods.size());
+  for (size_t i = 0; i < s_.pending_pods.size(); ++i) {
+    const api::Pod& p = s_.pending_pods[i];
+    PodState ps;
+    ps.pod = &p;
+    ps.info.request_list = std::move(pending_requests_[i]);
+    const bool strip = opts_.ignore_preferences &&
+                       (p.spec.affinity.has_value() || !p.spec.topology_spread_constraints.empty());
+    if (strip || !p.spec.volumes.empty()) {
+      ps.prepared = std::make_unique<api::Pod>(p);
+      if (strip) StripPreferences(*ps.prepared);
+      core::Status st = s_.volume_topology.Inject(*ps.prepared);
+      if (!st.ok()) {
+        ps.fatal = true;
+        ps.error = st.message();
+      }
+      ps.pod = ps.prepared.get();
+    }
+    ps.original = ps.pod;
+    pods_.push_back(std::move(ps));
+  }
+  pending_requests_.clear();
+  for (const auto& ps : pods_) any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
+  for (const auto& p : s_.bound_pods) any_topology_ = any_topology_ || HasRequiredAntiAffinity(p);
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    Refresh(static_cast<int>(i));
+    pods_[i].lb_key = pods_[i].info.signature + "#" + TermKey(*pods_[i].pod);
+  }
+}
+
+core::Status Solver::BuildTopology() {
+  if (!any_topology_) return core::Status::Ok();
+  std::vector<DomainSource> sources;
+  for (const auto& t : templates_) sources.push_back(DomainSource{t.pool, &t.type_ptrs});
+  TopologyCluster cluster;
+  for (const auto& e : s_.existing) {
+    cluster.nodes.push_back(TopologyNode{e.name, e.labels, e.taints, e.in_flight});
+  }
+  for (const auto& p : s_.bound_pods) cluster.bound_pods.push_back(&p);
+  cluster.namespace_labels = s_.namespace_labels;
+  std::vector<const api::Pod*> pending;
+  for (const auto& ps : pods_) pending.push_back(ps.pod);
+  auto topo = Topology::Create(cluster, BuildDomainGroups(sources), pending);
+  if (!topo.ok()) return topo.status();
+  topology_ = std::move(topo).value();
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    pods_[i].topology = topology_->MayConstrain(*pods_[i].pod);
+    pods_[i].counts = topology_->Counts(*pods_[i].pod);
+  }
+  return core::Status::Ok();
+}
+
+bool Solver::TryExisting(int p, int e) {
+  PodState& ps = pods_[p];
+  ClassState& cs = classes_[ps.base_cls];  // only topology-free checks are cached
+  if (cs.dead_existing.size() < existing_.size()) cs.dead_existing.resize(existing_.size(), 0);
+  if (cs.dead_existing[e]) return false;
+  ExistingState& ex = existing_[e];
+  // Every check before topology is monotone over the solve: a failure is final for the class.
+  if (!ex.in->schedulable || !Fits(ps.info.requests, ex.available) ||
+      FirstUntoleratedTaint(ex.in->taints, *ps.pod) || ex.ports.Conflict(ps.info.host_ports) ||
+      !ex.requirements.IsCompatible(ps.info.requirements)) {
+    cs.dead_existing[e] = 1;
+    return false;
+  }
+  if (topology_ && ps.topology) {
+    auto tr = topology_->AddRequirements(*ps.pod, ex.in->taints, ps.info.strict_requirements,
+                                         ex.requirements);
+    if (!tr.ok() || !ex.requirements.IsCompatible(*tr)) return false;
+  }
+  SubtractFrom(ex.available, ps.info.requests);
+  ex.ports.Add(ps.info.host_ports);
+  ex.pods.push_back(p);
+  if (topology_ && ps.counts) topology_->Record(*ps.pod, ex.in->taints, ex.requirements);
+  return true;
+}
+
+void Solver::SetMaxAllocatable(ClaimState& c) const {
+  c.max_allocatable = index_.Zero();
+  for (int t : c.options) MaxInto(c.max_allocatable, types_[t].allocatable);
+}
+
+std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                                       const scheduling::Requirements& reqs,
+                                       bool reqs_changed) const {
+  std::vector<int> kept;
+  kept.reserve(c.options.size());
+  for (int t : c.options) {
+    if (!Fits(requests, types_[t].allocatable)) continue;
+    if (reqs_changed) {
+      const cloud::InstanceType& it = *types_[t].type;
+      if (!it.requirements.IntersectsWith(reqs)) continue;
+      if (!HasCompatibleOffering(it, reqs, allow_)) continue;
+    }
+    kept.push_back(t);
+  }
+  return kept;
+}
+
+bool Solver::EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
+                              std::string* reason) const {
+  if (!reqs.HasMinValues()) return true;
+  std::vector<const cloud::InstanceType*> its;
+  its.reserve(types.size());
+  for (int t : types) its.push_back(types_[t].type);
+  auto shortfalls = CheckMinValues(its, reqs);
+  if (shortfalls.empty()) return true;
+  if (!opts_.min_values_best_effort) {
+    if (reason) {
+      const auto& f = shortfalls.front();
+      *reason = "minValues requirement not met for " + f.key + ": " + std::to_string(f.available) +
+                " value(s) available, " + std::to_string(f.required) + " required";
+    }
+    return false;
+  }
+  for (const auto& f : shortfalls) {
+    scheduling::Requirement r = *reqs.Find(f.key);
+    r.set_min_values(f.available > 0 ? std::optional<int>(f.available) : std::nullopt);
+    reqs.Remove(f.key);
+    reqs.Add(r);
+  }
+  return true;
+}
+
+bool Solver::TryClaim(int p, int k) {
+  PodState& ps = pods_[p];
+  // Checks that do not involve topology only ever turn from pass to fail during a solve
+  // (capacity fills, requirements narrow), so their failures are cached for every pod with the
+  // same spec. Failures after topology was consulted are cached only for pods topology cannot
+  // constrain.
+  ClassState& cs = classes_[ps.base_cls];
+  if (cs.dead_claim.size() < claims_.size()) cs.dead_claim.resize(claims_.size(), 0);
+  if (cs.dead_claim[k]) return false;
+  ClaimState& c = claims_[k];
+  auto dead = [&]() {
+    cs.dead_claim[k] = 1;
+    return false;
+  };
+  auto failed = [&]() {
+    if (!ps.topology) cs.dead_claim[k] = 1;
+    return false;
+  };
+  if (!FitsWith(ps.info.requests, c.requests, c.max_allocatable)) return dead();
+  if (!TemplateCheck(p, c.tmpl).empty()) return dead();
+  if (c.ports.Conflict(ps.info.host_ports)) return dead();
+  if (!c.requirements.IsCompatible(ps.info.requirements, allow_)) return dead();
+
+  ResourceVector requests = c.requests;
+  AddTo(requests, ps.info.requests);
+  const Template& t = templates_[c.tmpl];
+  if (ps.info.requirements.empty() && !(topology_ && ps.topology)) {
+    // Nothing narrows: only resources can rule types out.
+    std::vector<int> kept = FilterOptions(c, requests, c.requirements, false);
+    if (kept.empty()) return dead();
+    c.options = std::move(kept);
+  } else {
+    // Ask topology first, against the claim's requirements narrowed by the pod's (copied only
+    // when the pod has requirements of its own): most rejections happen here, and cost no copy.
+    std::optional<scheduling::Requirements> narrowed;
+    if (!ps.info.requirements.empty()) {
+      narrowed = c.requirements;
+      narrowed->Add(ps.info.requirements);
+    }
+    const scheduling::Requirements& base = narrowed ? *narrowed : c.requirements;
+    std::optional<scheduling::Requirements> topology_reqs;
+    if (topology_ && ps.topology) {
+      auto tr = topology_->AddRequirements(*ps.pod, t.taints, ps.info.strict_requirements, base);
+      if (!tr.ok() || !base.IsCompatible(*tr, allow_)) return false;
+      topology_reqs = std::move(tr).value();
+    }
+    scheduling::Requirements merged = narrowed ? std::move(*narrowed) : c.requirements;
+    if (topology_reqs) merged.Add(*topology_reqs);
+    std::vector<int> kept = FilterOptions(c, requests, merged, !(merged == c.requirements));
+    if (kept.empty()) return failed();
+    if (!EnforceMinValues(merged, kept, nullptr)) return failed();
+    c.options = std::move(kept);
+    c.requirements = std::move(merged);
+  }
+  c.requests = std::move(requests);
+  SetMaxAllocatable(c);
+  c.ports.Add(ps.info.host_ports);
+  c.pods.push_back(p);
+  if (topology_ && ps.counts) topology_->Record(*ps.pod, t.taints, c.requirements);
+  Promote(k);
+  return true;
+}
+
+// Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
+// a pod; it can only move towards the back.
+void Solver::Promote(int k) {
+  int pos = claim_pos_[k];
+  const size_t my = claims_[k].pods.size();
+  while (pos + 1 < static_cast<int>(claim_order_.size())) {
+    int next = claim_order_[pos + 1];
+    size_t n = claims_[next].pods.size();
+    if (n < my || (n == my && next < k)) {
+      claim_order_[pos] = next;
+      claim_pos_[next] = pos;
+      ++pos;
+    } else {
+      break;
+    }
+  }
+  claim_order_[pos] = k;
+  claim_pos_[k] = pos;
+}
+
+const std::string& Solver::TemplateCheck(int p, int t) {
+  PodState& ps = pods_[p];
+  ClassState& cs = classes_[ps.base_cls];
+  if (cs.tmpl_checked.size() < templates_.size()) {
+    cs.tmpl_checked.resize(templates_.size(), 0);
+    cs.tmpl_failure.resize(templates_.size());
+    cs.tmpl_types.resize(templates_.size());
+  }
+  if (cs.tmpl_checked[t]) return cs.tmpl_failure[t];
+  cs.tmpl_checked[t] = 1;
+  const Template& tm = templates_[t];
+  std::string& failure = cs.tmpl_failure[t];
+  if (auto taint = FirstUntoleratedTaint(tm.taints, *ps.pod)) {
+    failure = DescribeUntolerated(*taint);
+    return failure;
+  }
+  core::Status st = tm.requirements.Compatible(ps.info.requirements, allow_);
+  if (!st.ok()) {
+    failure = "incompatible requirements, " + st.message();
+    return failure;
+  }
+  scheduling::Requirements merged = tm.requirements;
+  merged.Add(ps.info.requirements);
+  for (int i : tm.types) {
+    const cloud::InstanceType& it = *types_[i].type;
+    if (it.requirements.IntersectsWith(merged) && HasCompatibleOffering(it, merged, allow_)) {
+      cs.tmpl_types[t].push_back(i);
+    }
+  }
+  if (cs.tmpl_types[t].empty()) {
+    failure = tm.types.empty() ? "no instance type satisfies the nodepool's requirements"
+                               : "no instance type satisfies " + ps.info.requirements.String();
+  }
+  return failure;
+}
+
+std::string Solver::ResourceFailure(int p, int t, const std::vector<int>& types) const {
+  const PodState& ps = pods_[p];
+  const Template& tm = templates_[t];
+  ResourceVector max_alloc = index_.Zero();
+  for (int i : types) MaxInto(max_alloc, types_[i].allocatable);
+  std::vector<std::string> parts;
+  for (int r = 0; r < index_.size(); ++r) {
+    if (ps.info.requests[r] + tm.daemon[r] <= max_alloc[r]) continue;
+    std::string q = ps.info.request_list.Get(index_.Name(r)).String();
+    std::string msg = max_alloc[r] <= 0 ? "no instance type has " + q + " " + index_.Name(r)
+                                        : "no instance type fits " + index_.Name(r) + " " + q;
+    if (tm.daemon[r] > 0) msg += " (with daemonset overhead " + DescribeEntry(index_, r, tm.daemon[r]) + ")";
+    return msg;
+  }
+  // Each resource fits some type, but no single type fits them all.
+  for (int r = 0; r < index_.size(); ++r) {
+    if (ps.info.requests[r] > 0 && r != ResourceIndex::kPods) {
+      parts.push_back(index_.Name(r) + " " + ps.info.request_list.Get(index_.Name(r)).String());
+    }
+  }
+  std::string joined;
+  for (size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
+  return "no instance type fits " + joined + " together";
+}
+
+bool Solver::TryNewClaim(int p, int t, std::string* reason) {
+  PodState& ps = pods_[p];
+  const std::string& failure = TemplateCheck(p, t);
+  if (!failure.empty()) {
+    *reason = failure;
+    return false;
+  }
+  Template& tm = templates_[t];
+  ClassState& cs = classes_[ps.base_cls];
+
+  ClaimState c;
+  c.tmpl = t;
+  c.requirements = tm.requirements;
+  c.requirements.Add(ps.info.requirements);
+  bool narrowed = false;
+  if (topology_) {
+    // Every NodeClaim is its own hostname domain, as Karpenter's placeholder hostnames.
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "hostname-placeholder-%04d", ++hostname_counter_);
+    c.hostname = buf;
+    c.requirements.Add(scheduling::Requirement::In(scheduling::kLabelHostname, {c.hostname}));
+    topology_->Register(scheduling::kLabelHostname, c.hostname);
+  }
+  if (topology_ && ps.topology) {
+    auto tr = topology_->AddRequirements(*ps.pod, tm.taints, ps.info.strict_requirements, c.requirements);
+    if (!tr.ok()) {
+      *reason = tr.status().message();
+      return false;
+    }
+    if (core::Status st = c.requirements.Compatible(*tr, allow_); !st.ok()) {
+      *reason = st.message();
+      return false;
+    }
+    scheduling::Requirements before = c.requirements;
+    c.requirements.Add(*tr);
+    narrowed = !(before == c.requirements);
+  }
+
+  c.requests = tm.daemon;
+  AddTo(c.requests, ps.info.requests);
+  const std::vector<int>& candidates = cs.tmpl_types[t];
+  std::vector<int> fitting, within_limits;
+  for (int i : candidates) {
+    if (!Fits(c.requests, types_[i].allocatable)) continue;
+    if (narrowed) {
+      const cloud::InstanceType& it = *types_[i].type;
+      if (!it.requirements.IntersectsWith(c.requirements) ||
+          !HasCompatibleOffering(it, c.requirements, allow_)) {
+        continue;
+      }
+    }
+    fitting.push_back(i);
+    if (tm.has_limits && !Fits(types_[i].capacity, tm.remaining)) continue;
+    within_limits.push_back(i);
+  }
+  if (fitting.empty()) {
+    *reason = narrowed ? "no instance type satisfies the topology requirements " + c.requirements.String()
+                       : ResourceFailure(p, t, candidates);
+    return false;
+  }
+  if (within_limits.empty()) {
+    std::string over;
+    for (int r = 0; r < index_.size(); ++r) {
+      if (tm.remaining[r] == kUnlimited) continue;
+      over = DescribeEntry(index_, r, std::max<int64_t>(tm.remaining[r], 0));
+      bool blocks = true;
+      for (int i : fitting) blocks = blocks && types_[i].capacity[r] > tm.remaining[r];
+      if (blocks) break;
+    }
+    *reason = "all instance types that fit exceed the nodepool's remaining limits (" + over + ")";
+    return false;
+  }
+  if (!EnforceMinValues(c.requirements, within_limits, reason)) return false;
+  c.options = std::move(within_limits);
+  SetMaxAllocatable(c);
+  c.ports.Add(ps.info.host_ports);
+  c.pods.push_back(p);
+
+  // Karpenter's subtractMax: assume the largest option launches, so limits are never overshot.
+  if (tm.has_limits) {
+    ResourceVector max_cap = index_.Zero();
+    for (int i : c.options) MaxInto(max_cap, types_[i].capacity);
+    for (int r = 0; r < index_.size(); ++r) {
+      if (tm.remaining[r] != kUnlimited) tm.remaining[r] -= max_cap[r];
+    }
+  }
+  if (topology_ && ps.counts) topology_->Record(*ps.pod, tm.taints, c.requirements);
+  int k = static_cast<int>(claims_.size());
+  claims_.push_back(std::move(c));
+  // A new claim holds one pod: it goes before every claim with more (ties: creation order).
+  auto pos = std::find_if(claim_order_.begin(), claim_order_.end(),
+                          [&](int o) { return claims_[o].pods.size() > 1; });
+  claim_order_.insert(pos, k);
+  claim_pos_.push_back(0);
+  for (size_t i = 0; i < claim_order_.size(); ++i) claim_pos_[claim_order_[i]] = static_cast<int>(i);
+  return true;
+}
+
+bool Solver::Place(int p) {
+  PodState& ps = pods_[p];
+  for (size_t e = 0; e < existing_.size(); ++e) {
+    if (TryExisting(p, static_cast<int>(e))) return true;
+  }
+  for (size_t i = 0; i < claim_order_.size(); ++i) {
+    if (TryClaim(p, claim_order_[i])) return true;
+  }
+  if (templates_.empty()) {
+    ps.error = "no nodepool can launch nodes (none given)";
+    return false;
+  }
+  std::string errors;
+  for (size_t t = 0; t < templates_.size(); ++t) {
+    std::string reason;
+    if (TryNewClaim(p, static_cast<int>(t), &reason)) return true;
+    if (!errors.empty()) errors += "; ";
+    errors += "incompatible with nodepool " + templates_[t].name + ": " + reason;
+  }
+  ps.error = std::move(errors);
+  return false;
+}
+
+}  // namespace
+
+
+namespace {
+
+double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
+  LowerBoundProblem problem;
+  const int nr = index_.size();
+  // Classes of scheduled pods by their original spec.
+  std::map<std::string, int> class_of;
+  std::vector<int> representative;
+  for (int p : scheduled_pods) {
+    PodState& ps = pods_[p];
+    auto [it, inserted] = class_of.emplace(ps.lb_key, static_cast<int>(problem.classes.size()));
+    if (inserted) {
+      LowerBoundClass c;
+      c.request.assign(nr, 0);
+      ResourceVector req = index_.ToVector(PodRequestsWithPodCount(*ps.original));
+      for (int r = 0; r < nr; ++r) c.request[r] = static_cast<double>(req[r]);
+      problem.classes.push_back(std::move(c));
+      representative.push_back(p);
+    }
+    problem.classes[it->second].count++;
+  }
+  if (problem.classes.empty()) return 0;
+
+  std::vector<std::vector<scheduling::Requirements>> loose;
+  for (int p : representative) loose.push_back(LooseRequirements(*pods_[p].original));
+
+  // Open bins: (NodePool, instance type).
+  for (size_t t = 0; t < templates_.size(); ++t) {
+    const Template& tm = templates_[t];
+    for (int i : tm.types) {
+      const cloud::InstanceType& it = *types_[i].type;
+      LowerBoundBin bin;
+      bin.price = CheapestPrice(it, tm.requirements, allow_);
+      if (!(bin.price < std::numeric_limits<double>::infinity())) continue;
+      bin.capacity.assign(nr, 0);
+      bool ok = true;
+      for (int r = 0; r < nr; ++r) {
+        int64_t v = types_[i].allocatable[r] - tm.daemon[r];
+        if (v < 0) ok = false;
+        bin.capacity[r] = static_cast<double>(std::max<int64_t>(v, 0));
+      }
+      if (!ok) continue;
+      int b = static_cast<int>(problem.bins.size());
+      bool used = false;
+      for (size_t c = 0; c < problem.classes.size(); ++c) {
+        const api::Pod& pod = *pods_[representative[c]].original;
+        if (!ToleratesHard(tm.taints, pod)) continue;
+        bool compat = false;
+        for (const auto& reqs : loose[c]) {
+          if (!tm.requirements.IsCompatible(reqs, allow_)) continue;
+          scheduling::Requirements merged = tm.requirements;
+          merged.Add(reqs);
+          if (it.requirements.IntersectsWith(merged) && HasCompatibleOffering(it, merged, allow_)) {
+            compat = true;
+            break;
+          }
+        }
+        if (compat) {
+          problem.classes[c].bins.push_back(b);
+          used = true;
+        }
+      }
+      if (used) problem.bins.push_back(std::move(bin));
+    }
+  }
+  // Fixed bins: what existing capacity had left before this solve.
+  for (const auto& ex : existing_) {
+    if (!ex.in->schedulable) continue;
+    LowerBoundBin bin;
+    bin.fixed = true;
+    bin.capacity.assign(nr, 0);
+    for (int r = 0; r < nr; ++r) bin.capacity[r] = static_cast<double>(std::max<int64_t>(ex.initial_available[r], 0));
+    int b = static_cast<int>(problem.bins.size());
+    bool used = false;
+    for (size_t c = 0; c < problem.classes.size(); ++c) {
+      const api::Pod& pod = *pods_[representative[c]].original;
+      if (!ToleratesHard(ex.in->taints, pod)) continue;
+      bool compat = false;
+      for (const auto& reqs : loose[c]) compat = compat || ex.requirements.IsCompatible(reqs);
+      if (compat) {
+        problem.classes[c].bins.push_back(b);
+        used = true;
+      }
+    }
+    if (used) problem.bins.push_back(std::move(bin));
+  }
+  return LowerBound(problem);
+}
+
+void Solver::Finalize(Results& out) {
+  std::set<std::string> names;
+  for (ClaimState& c : claims_) {
+    const Template& tm = templates_[c.tmpl];
+    scheduling::Requirements reqs = c.requirements;
+    reqs.Remove(scheduling::kLabelHostname);
+    std::vector<const cloud::InstanceType*> its;
+    for (int t : c.options) its.push_back(types_[t].type);
+    std::vector<MinValuesShortfall> shortfalls;
+    its = OrderAndTruncate(std::move(its), reqs, allow_, kMaxInstanceTypes, &shortfalls);
+    if (!shortfalls.empty()) {
+      if (!opts_.min_values_best_effort) {
+        const auto& f = shortfalls.front();
+        for (int p : c.pods) {
+          pods_[p].placed = false;
+          pods_[p].error = "incompatible with nodepool " + tm.name +
+                           ": minValues requirement not met for " + f.key + " among the " +
+                           std::to_string(kMaxInstanceTypes) + " cheapest instance types: " +
+                           std::to_string(f.available) + " value(s), " +
+                           std::to_string(f.required) + " required";
+        }
+        continue;
+      }
+      for (const auto& f : shortfalls) {
+        scheduling::Requirement r = *reqs.Find(f.key);
+        r.set_min_values(f.available > 0 ? std::optional<int>(f.available) : std::nullopt);
+        reqs.Remove(f.key);
+        reqs.Add(r);
+      }
+    }
+    NewNodeClaim n;
+    n.node_pool = tm.name;
+    const cloud::InstanceType* launch_type = nullptr;
+    const cloud::Offering* launch = nullptr;
+    for (const auto* it : its) {
+      n.instance_type_options.push_back(it->name);
+      const cloud::Offering* o = it->CheapestOffering(reqs);
+      if (o == nullptr) continue;
+      if (launch == nullptr || o->price < launch->price ||
+          (o->price == launch->price && it->name < launch_type->name)) {
+        launch = o;
+        launch_type = it;
+      }
+    }
+    n.labels = tm.pool->template_.labels;
+    n.labels[scheduling::kLabelNodePool] = tm.name;
+    for (const auto& [k, v] : reqs.SingleValuedLabels()) n.labels[k] = v;
+    if (launch != nullptr) {
+      n.launch = Launch{launch_type->name, launch->zone, launch->capacity_type, launch->price};
+      for (const auto& [k, v] : launch_type->requirements.SingleValuedLabels()) n.labels[k] = v;
+      n.labels[scheduling::kLabelTopologyZone] = launch->zone;
+      n.labels[scheduling::kLabelCapacityType] = launch->capacity_type;
+    }
+    n.taints = tm.taints;
+    n.requests = tm.daemon_list;
+    for (int p : c.pods) {
+      n.requests.Add(pods_[p].info.request_list);
+      n.pods.push_back(pods_[p].info.key);
+    }
+    for (const char* r : {api::kResourceCpu, api::kResourceMemory, api::kResourcePods}) {
+      if (!n.requests.Has(r)) n.requests.Set(r, api::Quantity());
+    }
+    uint64_t salt = 0;
+    do {
+      n.name = NodeClaimName(tm.name, n.pods, salt++);
+    } while (!names.insert(n.name).second);
+    n.requirements = std::move(reqs);
+    out.price_per_hour += n.launch.price_per_hour;
+    out.new_node_claims.push_back(std::move(n));
+  }
+  for (const auto& ex : existing_) {
+    if (ex.pods.empty()) continue;
+    ExistingNodePlacement e{ex.in->name, ex.in->in_flight, {}};
+    for (int p : ex.pods) e.pods.push_back(pods_[p].info.key);
+    out.existing_nodes.push_back(std::move(e));
+  }
+  for (const auto& ps : pods_) {
+    if (ps.placed) {
+      out.scheduled++;
+    } else {
+      out.unschedulable.push_back(UnschedulablePod{ps.info.key, ps.error});
+    }
+  }
+}
+
+core::Result<Results> Solver::Run() {
+  BuildIndex();
+  BuildTypes();
+  BuildTemplates();
+  BuildExisting();
+  BuildPods();
+  NS_RETURN_IF_ERROR(BuildTopology());
+  std::vector<const api::NodePool*> pools;
+  for (const auto& np : s_.node_pools) pools.push_back(&np);
+  preferences_ = std::make_unique<Preferences>(ToleratePreferNoSchedule(pools));
+
+  std::vector<QueueKey> keys;
+  keys.reserve(pods_.size());
+  for (const auto& ps : pods_) {
+    keys.push_back(QueueKey{ps.info.requests[ResourceIndex::kCpu],
+                            ps.info.requests[ResourceIndex::kMemory],
+                            ps.pod->metadata.creation_timestamp ? ps.pod->metadata.creation_timestamp->unix_nanos : 0,
+                            ps.pod->metadata.uid});
+  }
+  Queue queue(keys);
+  for (int p = queue.Pop(); p >= 0; p = queue.Pop()) {
+    PodState& ps = pods_[p];
+    if (ps.fatal) continue;  // nothing to retry: the input itself is wrong for this pod
+    if (Place(p)) {
+      ps.placed = true;
+      ps.error.clear();
+      continue;
+    }
+    bool relaxed = preferences_->Relax(ps.Mutable()).has_value();
+    if (relaxed) {
+      if (topology_) {
+        core::Status st = topology_->Update(*ps.pod);
+        (void)st;  // a pod whose constraints cannot be re-derived keeps its old groups
+        ps.topology = topology_->MayConstrain(*ps.pod);
+        ps.counts = topology_->Counts(*ps.pod);
+      }
+      Refresh(p);
+    }
+    queue.Push(p, relaxed);
+  }
+
+  Results out;
+  out.pending_pods = static_cast<int>(pods_.size());
+  Finalize(out);
+  if (opts_.compute_lower_bound) {
+    std::vector<int> scheduled;
+    for (size_t p = 0; p < pods_.size(); ++p) {
+      if (pods_[p].placed) scheduled.push_back(static_cast<int>(p));
+    }
+    out.lower_bound_per_hour = ComputeLowerBound(scheduled);
+  }
+  return out;
+}
+
+}  // namespace
+
+core::Result<Results> Solve(const Snapshot& snapshot, const SchedulerOptions& options) {
+  Solver solver(snapshot, options);
+  return solver.Run();
+}
+
+}  // namespace nodesmith::solver
