@@ -1,0 +1,222 @@
+// `nodesmith plan -f ...`: what the provisioner would do now. Loads the inputs, the catalog and
+// the workloads' stand-in pods, runs one solve and prints the Plan (JSON as the CLI contract,
+// or a table). The solve's duration is the only clock read, and it is taken here, not in the
+// solver.
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "api/workload_pods.h"
+#include "cli/command.h"
+#include "cli/inputs.h"
+#include "cloud/catalog.h"
+#include "solver/scheduler.h"
+#include "solver/snapshot.h"
+
+namespace nodesmith::cli {
+namespace {
+
+struct PlanFlags {
+  InputFlags inputs;
+  std::string preference_policy = "Respect";
+  std::string min_values_policy = "Strict";
+};
+
+// Sums of prices print without binary noise (0.30000000000000004); a lower bound is rounded
+// down so it stays a bound.
+double RoundPrice(double v) { return std::round(v * 1e9) / 1e9; }
+double RoundDown(double v) { return std::floor(v * 1e9) / 1e9; }
+
+nlohmann::ordered_json ResourcesJson(const api::ResourceList& list) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, q] : list.items()) j[name] = q.String();
+  return j;
+}
+
+nlohmann::ordered_json PlanJson(const solver::Results& r, double solve_seconds) {
+  using json = nlohmann::ordered_json;
+  json out;
+  out["kind"] = "Plan";
+  out["newNodeClaims"] = json::array();
+  for (const auto& n : r.new_node_claims) {
+    json c;
+    c["name"] = n.name;
+    c["nodePool"] = n.node_pool;
+    c["instanceTypeOptions"] = n.instance_type_options;
+    c["launch"] = {{"instanceType", n.launch.instance_type},
+                   {"zone", n.launch.zone},
+                   {"capacityType", n.launch.capacity_type},
+                   {"pricePerHour", n.launch.price_per_hour}};
+    c["labels"] = json(n.labels);
+    c["taints"] = json::array();
+    for (const auto& t : n.taints) {
+      json tj{{"key", t.key}};
+      if (!t.value.empty()) tj["value"] = t.value;
+      tj["effect"] = t.effect;
+      c["taints"].push_back(tj);
+    }
+    c["requests"] = ResourcesJson(n.requests);
+    c["pods"] = n.pods;
+    out["newNodeClaims"].push_back(c);
+  }
+  out["existingNodes"] = json::array();
+  for (const auto& e : r.existing_nodes) {
+    out["existingNodes"].push_back({{"name", e.name}, {"pods", e.pods}});
+  }
+  out["unschedulable"] = json::array();
+  for (const auto& u : r.unschedulable) {
+    out["unschedulable"].push_back({{"pod", u.pod}, {"reason", u.reason}});
+  }
+  out["summary"] = {{"pendingPods", r.pending_pods},
+                    {"scheduled", r.scheduled},
+                    {"newNodeClaims", r.new_node_claims.size()},
+                    {"pricePerHour", RoundPrice(r.price_per_hour)},
+                    {"lowerBoundPerHour", RoundDown(r.lower_bound_per_hour)},
+                    {"solveSeconds", solve_seconds}};
+  return out;
+}
+
+// Left-aligned columns, two spaces apart.
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::ostringstream out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+std::string Join(const std::vector<std::string>& items, size_t max_items) {
+  std::string s;
+  for (size_t i = 0; i < items.size() && i < max_items; ++i) s += (i ? ", " : "") + items[i];
+  if (items.size() > max_items) s += ", ... (" + std::to_string(items.size()) + " in all)";
+  return s;
+}
+
+std::string Price(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(4) << v;
+  return o.str();
+}
+
+std::string PlanText(const solver::Results& r, double solve_seconds) {
+  std::ostringstream out;
+  out << "New NodeClaims: " << r.new_node_claims.size() << "\n";
+  if (!r.new_node_claims.empty()) {
+    std::vector<std::vector<std::string>> rows{
+        {"NAME", "NODEPOOL", "INSTANCE TYPE", "ZONE", "CAPACITY", "$/HOUR", "PODS", "REQUESTS"}};
+    for (const auto& n : r.new_node_claims) {
+      std::string requests;
+      for (const auto& [name, q] : n.requests.items()) {
+        requests += (requests.empty() ? "" : " ") + name + "=" + q.String();
+      }
+      rows.push_back({n.name, n.node_pool, n.launch.instance_type, n.launch.zone,
+                      n.launch.capacity_type, Price(n.launch.price_per_hour),
+                      std::to_string(n.pods.size()), requests});
+    }
+    out << Table(rows);
+    for (const auto& n : r.new_node_claims) {
+      out << "  " << n.name << " options: " << Join(n.instance_type_options, 8) << "\n";
+      out << "  " << n.name << " pods: " << Join(n.pods, 20) << "\n";
+    }
+  }
+  if (!r.existing_nodes.empty()) {
+    out << "\nPods placed on existing capacity:\n";
+    std::vector<std::vector<std::string>> rows{{"NODE", "KIND", "PODS"}};
+    for (const auto& e : r.existing_nodes) {
+      rows.push_back({e.name, e.in_flight ? "NodeClaim (launching)" : "Node", Join(e.pods, 20)});
+    }
+    out << Table(rows);
+  }
+  if (!r.unschedulable.empty()) {
+    out << "\nUnschedulable pods: " << r.unschedulable.size() << "\n";
+    std::vector<std::vector<std::string>> rows{{"POD", "REASON"}};
+    for (const auto& u : r.unschedulable) rows.push_back({u.pod, u.reason});
+    out << Table(rows);
+  }
+  out << "\nSummary: " << r.scheduled << " of " << r.pending_pods << " pending pods scheduled, "
+      << r.new_node_claims.size() << " new NodeClaim(s), $" << Price(RoundPrice(r.price_per_hour))
+      << "/hour (lower bound $" << Price(RoundDown(r.lower_bound_per_hour)) << "/hour), solved in "
+      << std::setprecision(4) << solve_seconds << "s\n";
+  return out.str();
+}
+
+int RunPlan(const PlanFlags& flags) {
+  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
+  if (!objects) return kExitBadInput;
+  api::ExpandWorkloads(*objects);
+
+  cloud::CatalogSource source = objects->instance_type_catalogs.empty()
+                                    ? cloud::CatalogSource::FromFlag(flags.inputs.catalog)
+                                    : cloud::CatalogSource::FromObject(objects->instance_type_catalogs.front().object);
+  std::optional<api::EC2NodeClass> node_class;
+  if (!objects->ec2_node_classes.empty()) node_class = objects->ec2_node_classes.front().object;
+  core::Result<cloud::Catalog> catalog = cloud::LoadCatalog(source, flags.inputs.region, node_class);
+  if (!catalog.ok()) {
+    std::cerr << "error: " << catalog.status().message() << "\n";
+    return catalog.status().code() == core::StatusCode::kInvalidArgument ||
+                   catalog.status().code() == core::StatusCode::kNotFound
+               ? kExitBadInput
+               : kExitFailure;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  core::Result<solver::Snapshot> snapshot = solver::BuildSnapshot(
+      std::move(*objects), {}, catalog->instance_types, catalog->well_known_labels);
+  if (!snapshot.ok()) {
+    std::cerr << "error: " << snapshot.status().message() << "\n";
+    return kExitBadInput;
+  }
+  solver::SchedulerOptions options;
+  options.ignore_preferences = flags.preference_policy == "Ignore";
+  options.min_values_best_effort = flags.min_values_policy == "BestEffort";
+  core::Result<solver::Results> results = solver::Solve(*snapshot, options);
+  const double solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!results.ok()) {
+    std::cerr << "error: " << results.status().message() << "\n";
+    return kExitBadInput;
+  }
+
+  if (flags.inputs.output == "json") {
+    std::cout << PlanJson(*results, solve_seconds).dump(2) << "\n";
+  } else {
+    std::cout << PlanText(*results, solve_seconds);
+  }
+  std::cout.flush();
+  return std::cout ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void RegisterPlan(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "what the provisioner would do now: where pending pods go and which NodeClaims to launch");
+  AddInputFlags(cmd, &flags->inputs);
+  cmd->add_option("--preference-policy", flags->preference_policy,
+                  "Respect: relax preferences one by one when needed; Ignore: drop them up front")
+      ->check(CLI::IsMember({"Respect", "Ignore"}))
+      ->capture_default_str();
+  cmd->add_option("--min-values-policy", flags->min_values_policy,
+                  "Strict: a NodeClaim that cannot meet minValues fails; BestEffort: relax minValues")
+      ->check(CLI::IsMember({"Strict", "BestEffort"}))
+      ->capture_default_str();
+  cmd->callback([flags, exit_code] { *exit_code = RunPlan(*flags); });
+}
+
+}  // namespace nodesmith::cli

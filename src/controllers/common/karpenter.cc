@@ -1,0 +1,164 @@
+#include "controllers/common/karpenter.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "scheduling/requirements.h"
+#include "scheduling/taints.h"
+
+namespace nodesmith::controllers {
+
+bool SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason, core::Time now,
+                  const std::string& message) {
+  for (auto& c : conditions) {
+    if (c.type != type) continue;
+    if (c.status == status && c.reason == reason && c.message == message) return false;
+    if (c.status != status) c.last_transition_time = now;
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+    return true;
+  }
+  conditions.push_back(api::Condition{type, status, reason, message, now});
+  return true;
+}
+
+const api::Condition* FindNodeCondition(const api::Node& node, const std::string& type) {
+  for (const auto& c : node.status.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool IsOwnedByDaemonSet(const api::Pod& pod) {
+  for (const auto& ref : pod.metadata.owner_references) {
+    if (ref.kind == "DaemonSet") return true;
+  }
+  return false;
+}
+
+bool IsTerminal(const api::Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
+bool IsTerminating(const api::Pod& pod) { return pod.metadata.deletion_timestamp.has_value(); }
+
+bool IsCritical(const api::Pod& pod) {
+  if (pod.spec.priority_class_name == "system-cluster-critical" ||
+      pod.spec.priority_class_name == "system-node-critical") {
+    return true;
+  }
+  return pod.spec.priority.has_value() && *pod.spec.priority >= 2000000000;
+}
+
+bool HasDoNotDisrupt(const api::ObjectMeta& meta) {
+  auto it = meta.annotations.find(kDoNotDisruptAnnotation);
+  return it != meta.annotations.end() && it->second == "true";
+}
+
+std::optional<api::Node> NodeForNodeClaim(const cluster::ClusterApi& cluster,
+                                          const api::NodeClaim& claim) {
+  if (!claim.status.node_name.empty()) {
+    auto node = cluster.Get<api::Node>("", claim.status.node_name);
+    if (node.ok()) return std::move(node).value();
+  }
+  if (claim.status.provider_id.empty()) return std::nullopt;
+  std::optional<api::Node> found;
+  cluster.ForEachObject(cluster::Kind::kNode, [&](const cluster::Object& o) {
+    const auto& node = std::get<api::Node>(o);
+    if (!found && node.spec.provider_id == claim.status.provider_id) found = node;
+  });
+  return found;
+}
+
+std::optional<api::NodeClaim> NodeClaimForNode(const cluster::ClusterApi& cluster,
+                                               const api::Node& node) {
+  if (node.spec.provider_id.empty()) return std::nullopt;
+  std::optional<api::NodeClaim> found;
+  cluster.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
+    const auto& claim = std::get<api::NodeClaim>(o);
+    if (!found && claim.status.provider_id == node.spec.provider_id) found = claim;
+  });
+  return found;
+}
+
+std::vector<api::Pod> PodsOnNode(const cluster::ClusterApi& cluster, const std::string& node) {
+  std::vector<api::Pod> out;
+  if (node.empty()) return out;
+  cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+    const auto& pod = std::get<api::Pod>(o);
+    if (pod.spec.node_name == node) out.push_back(pod);
+  });
+  return out;
+}
+
+std::string InstanceIdOf(std::string_view provider_id) {
+  auto slash = provider_id.rfind('/');
+  return std::string(slash == std::string_view::npos ? provider_id : provider_id.substr(slash + 1));
+}
+
+namespace {
+
+// FNV-1a over a canonical text; stable across runs and platforms.
+class Hasher {
+ public:
+  void Add(std::string_view s) {
+    for (unsigned char c : s) {
+      h_ ^= c;
+      h_ *= 1099511628211ULL;
+    }
+    h_ ^= 0xff;  // field separator, so ("ab","c") and ("a","bc") differ
+    h_ *= 1099511628211ULL;
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 1469598103934665603ULL;
+};
+
+}  // namespace
+
+std::string NodePoolHash(const api::NodePool& pool) {
+  const auto& t = pool.template_;
+  Hasher h;
+  h.Add("labels");
+  for (const auto& [k, v] : t.labels) { h.Add(k); h.Add(v); }
+  h.Add("annotations");
+  for (const auto& [k, v] : t.annotations) { h.Add(k); h.Add(v); }
+  h.Add("taints");
+  for (const auto& taint : t.spec.taints) h.Add(scheduling::TaintString(taint));
+  h.Add("startupTaints");
+  for (const auto& taint : t.spec.startup_taints) h.Add(scheduling::TaintString(taint));
+  h.Add("nodeClassRef");
+  h.Add(t.spec.node_class_ref.group);
+  h.Add(t.spec.node_class_ref.kind);
+  h.Add(t.spec.node_class_ref.name);
+  h.Add("expireAfter");
+  h.Add(core::FormatNillableDuration(t.spec.expire_after));
+  h.Add("terminationGracePeriod");
+  h.Add(t.spec.termination_grace_period ? core::FormatDuration(*t.spec.termination_grace_period)
+                                        : "");
+  // Requirements are left out, as upstream: changing them is detected by requirement drift.
+  return std::to_string(h.value());
+}
+
+bool RemoveString(std::vector<std::string>& list, const std::string& value) {
+  auto it = std::find(list.begin(), list.end(), value);
+  if (it == list.end()) return false;
+  list.erase(it);
+  return true;
+}
+
+bool ContainsString(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+void Emit(runtime::EventRecorder& recorder, runtime::LogLevel level, std::string logger,
+          std::string message, std::string type,
+          std::vector<std::pair<std::string, std::string>> fields) {
+  recorder.Record(runtime::RecordedEvent{level, std::move(logger), std::move(message),
+                                         std::move(type), std::move(fields)});
+}
+
+}  // namespace nodesmith::controllers

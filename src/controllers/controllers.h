@@ -1,0 +1,83 @@
+// The controller set: every controller nodesmith runs, built from one Settings value, so the
+// simulator and the operator wire exactly the same set.
+//
+// Usage (simulator):
+//   auto set = controllers::NewControllers(clock, cluster, cloud, recorder, settings);
+//   for (runtime::Controller* c : set->All()) runtime.Register(*c);
+// The set owns the controllers (and the state they share: the provisioner's nominations, which
+// disruption respects); the caller owns the dependencies. REQUIRES: clock, cluster, cloud and
+// recorder outlive the set.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cloud/cloud_provider.h"
+#include "cluster/cluster_api.h"
+#include "core/clock.h"
+#include "core/duration.h"
+#include "runtime/controller.h"
+#include "runtime/event_recorder.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::controllers {
+
+// Karpenter's operator settings that reach the controllers (its --batch-idle-duration,
+// --batch-max-duration and --feature-gates flags). A plain value type; defaults are Karpenter's.
+struct Settings {
+  // The provisioner closes a batch of pending pods when none arrived for this long ...
+  core::Duration batch_idle_duration = std::chrono::seconds(1);
+  // ... or when this long has passed since the batch opened.
+  core::Duration batch_max_duration = std::chrono::seconds(10);
+  // Label keys the solver treats as well-known: the catalog's (cloud::Catalog::well_known_labels).
+  // Empty: Karpenter's default set.
+  scheduling::LabelKeySet well_known_labels;
+  // --preference-policy Ignore / --min-values-policy BestEffort (solver::SchedulerOptions).
+  bool ignore_preferences = false;
+  bool min_values_best_effort = false;
+  // Feature gates (reserved; read by disruption methods added later).
+  bool spot_to_spot_consolidation = false;
+};
+
+// The names the controllers report from Name(), for SimulatedRuntime::Enqueue and logs.
+inline constexpr const char* kProvisionerName = "provisioner";
+inline constexpr const char* kLifecycleName = "nodeclaim.lifecycle";
+inline constexpr const char* kGarbageCollectionName = "nodeclaim.garbagecollection";
+inline constexpr const char* kPodEventsName = "nodeclaim.podevents";
+inline constexpr const char* kDisruptionName = "disruption";
+inline constexpr const char* kTerminationName = "nodeclaim.termination";
+
+class ControllerSet {
+ public:
+  explicit ControllerSet(std::vector<std::unique_ptr<runtime::Controller>> controllers)
+      : controllers_(std::move(controllers)) {}
+
+  // Every controller, in the order they should be registered (provisioner first).
+  std::vector<runtime::Controller*> All() const {
+    std::vector<runtime::Controller*> out;
+    for (const auto& c : controllers_) out.push_back(c.get());
+    return out;
+  }
+  // The controller whose Name() is `name`, or nullptr.
+  runtime::Controller* Find(const std::string& name) const {
+    for (const auto& c : controllers_) {
+      if (c->Name() == name) return c.get();
+    }
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::unique_ptr<runtime::Controller>> controllers_;
+};
+
+// Builds the provisioner, NodeClaim lifecycle, garbage collection, pod events, disruption and
+// termination controllers over the given dependencies.
+std::unique_ptr<ControllerSet> NewControllers(const core::Clock& clock,
+                                              cluster::ClusterApi& cluster,
+                                              cloud::CloudProvider& cloud,
+                                              runtime::EventRecorder& recorder,
+                                              const Settings& settings);
+
+}  // namespace nodesmith::controllers

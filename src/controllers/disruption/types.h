@@ -1,0 +1,77 @@
+// The disruption framework's vocabulary, as Karpenter's disruption package: a Candidate is a
+// node nodesmith may take away, a Command what a Method decided to do with some of them, and a
+// Method one reason for disrupting (emptiness, drift, consolidation, ...) behind one interface,
+// so methods slot into the DisruptionController and are tried in order.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "core/status.h"
+#include "core/time.h"
+#include "solver/results.h"
+
+namespace nodesmith::controllers {
+
+// An initialized, managed node that is not being deleted, with what disrupting it would move.
+struct Candidate {
+  api::NodeClaim node_claim;
+  api::Node node;
+  api::NodePool node_pool;
+  // Keys ("namespace/name") of the pods bound to the node that would need a new home (see
+  // IsReschedulable), in list order; DaemonSet, static and finished pods are left out. Keys,
+  // not copies: candidates are built every poll over every pod, and a method that simulates
+  // rescheduling reads the few pods it needs.
+  std::vector<std::string> reschedulable_pods;
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;  // 0 when the cloud no longer offers it
+  // Karpenter's disruption cost: the pods' eviction costs times the fraction of the node's
+  // lifetime (expireAfter) remaining. Cheaper candidates are disrupted first.
+  double disruption_cost = 0;
+  // When the node last changed (last pod event, else initialization): consolidateAfter counts
+  // from here.
+  core::Time last_activity;
+
+  const std::string& name() const { return node.metadata.name; }
+  const std::string& node_pool_name() const { return node_pool.metadata.name; }
+};
+
+// What one method decided: delete the candidates, launching `replacements` first when any.
+struct Command {
+  std::string method;  // "emptiness"
+  std::string reason;  // "Empty"
+  std::vector<Candidate> candidates;
+  std::vector<solver::NewNodeClaim> replacements;
+  double savings_per_hour = 0;  // candidates' prices minus the replacements'
+
+  bool empty() const { return candidates.empty(); }
+};
+
+// Disruptions still allowed now, per NodePool name, for one reason.
+using BudgetMapping = std::map<std::string, int>;
+
+class Method {
+ public:
+  virtual ~Method() = default;
+  // "emptiness", "drift", ...: for logs and the DisruptionDecision event.
+  virtual std::string Name() const = 0;
+  // Whether this method may consider the candidate at all (policy, timing, pods).
+  virtual bool ShouldDisrupt(const Candidate& candidate) const = 0;
+  // The commands it would run over `candidates` (already filtered by ShouldDisrupt and sorted by
+  // disruption cost), never exceeding `budgets`. Empty when there is nothing to do.
+  virtual core::Result<std::vector<Command>> ComputeCommands(
+      const BudgetMapping& budgets, const std::vector<Candidate>& candidates) = 0;
+  // The budget reason it counts against: "Empty", "Drifted", "Underutilized".
+  virtual std::string Reason() const = 0;
+  // "empty", "single", "multi" for consolidation methods; "" otherwise.
+  virtual std::string ConsolidationType() const = 0;
+};
+
+}  // namespace nodesmith::controllers

@@ -1,0 +1,238 @@
+#include "controllers/nodeclaim/lifecycle.h"
+
+#include <charconv>
+
+#include "controllers/common/karpenter.h"
+#include "controllers/controllers.h"
+#include "scheduling/taints.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::controllers {
+namespace {
+
+constexpr const char* kLogger = "controller.nodeclaim.lifecycle";
+
+std::string LabelOr(const api::Labels& labels, const char* key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? "" : it->second;
+}
+
+// Resources every node reports; anything else requested is an extended resource that a device
+// plugin must advertise before the node counts as initialized.
+bool IsExtendedResource(const std::string& name) {
+  return name != "cpu" && name != "memory" && name != "pods" && name != "ephemeral-storage" &&
+         name.rfind("hugepages-", 0) != 0;
+}
+
+bool HasTaint(const std::vector<api::Taint>& taints, const api::Taint& t) {
+  for (const auto& x : taints) {
+    if (scheduling::TaintsMatch(x, t)) return true;
+  }
+  return false;
+}
+
+std::string FormatPrice(double price) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), price);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+NodeClaimLifecycle::NodeClaimLifecycle(const core::Clock& clock, cluster::ClusterApi& cluster,
+                                       cloud::CloudProvider& cloud,
+                                       runtime::EventRecorder& recorder, LifecycleOptions options)
+    : clock_(clock), cluster_(cluster), cloud_(cloud), recorder_(recorder), options_(options) {}
+
+std::string NodeClaimLifecycle::Name() const { return kLifecycleName; }
+
+std::vector<cluster::Kind> NodeClaimLifecycle::Watches() const {
+  return {cluster::Kind::kNodeClaim, cluster::Kind::kNode};
+}
+
+core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Reconcile(
+    const runtime::Request& request) {
+  auto claim = cluster_.Get<api::NodeClaim>("", request.name);
+  if (claim.ok()) return ReconcileClaim(std::move(claim).value());
+  if (claim.status().code() != core::StatusCode::kNotFound) return claim.status();
+  // A Node request: reconcile the NodeClaim behind it, if any.
+  auto node = cluster_.Get<api::Node>("", request.name);
+  if (!node.ok()) return runtime::ReconcileResult::Done();
+  auto owner = NodeClaimForNode(cluster_, *node);
+  if (!owner) return runtime::ReconcileResult::Done();
+  return ReconcileClaim(std::move(*owner));
+}
+
+core::Result<runtime::ReconcileResult> NodeClaimLifecycle::ReconcileClaim(api::NodeClaim claim) {
+  if (claim.metadata.deletion_timestamp) return runtime::ReconcileResult::Done();
+  if (!claim.IsTrue(kConditionLaunched)) return Launch(std::move(claim));
+
+  const core::Time now = clock_.Now();
+  if (!claim.IsTrue(kConditionRegistered)) {
+    std::optional<api::Node> node;
+    if (!claim.status.provider_id.empty()) node = NodeForNodeClaim(cluster_, claim);
+    if (!node) {
+      const api::Condition* launched = claim.FindCondition(kConditionLaunched);
+      core::Time since = launched && launched->last_transition_time
+                             ? *launched->last_transition_time
+                             : claim.metadata.creation_timestamp.value_or(now);
+      core::Time deadline = since + options_.registration_ttl;
+      if (now < deadline) return runtime::ReconcileResult::RequeueAfter(deadline - now);
+      Emit(recorder_, runtime::LogLevel::kWarn, kLogger,
+           "Deleting nodeclaim " + claim.metadata.name + ": node not registered within " +
+               core::FormatDuration(options_.registration_ttl),
+           "NodeClaimNotRegistered", {{"nodeClaim", claim.metadata.name}});
+      core::Status st = cluster_.Delete<api::NodeClaim>("", claim.metadata.name);
+      if (!st.ok() && st.code() != core::StatusCode::kNotFound) return st;
+      return runtime::ReconcileResult::Done();
+    }
+    NS_RETURN_IF_ERROR(Register(claim, std::move(*node)));
+  }
+  if (!claim.IsTrue(kConditionInitialized)) {
+    auto node = NodeForNodeClaim(cluster_, claim);
+    if (node) NS_RETURN_IF_ERROR(Initialize(claim, *node));
+  }
+  return runtime::ReconcileResult::Done();
+}
+
+core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Launch(api::NodeClaim claim) {
+  auto launched = cloud_.Create(claim);
+  if (!launched.ok()) {
+    if (launched.status().code() != core::StatusCode::kUnavailable) {
+      return launched.status().WithPrefix("launching nodeclaim " + claim.metadata.name);
+    }
+    // Insufficient capacity: give the pods back to the provisioner, which plans them again
+    // against the offerings that remain.
+    Emit(recorder_, runtime::LogLevel::kError, kLogger,
+         "Failed launching nodeclaim " + claim.metadata.name + ": " + launched.status().message(),
+         "NodeClaimLaunchFailed",
+         {{"nodeClaim", claim.metadata.name}, {"reason", "InsufficientCapacity"}});
+    core::Status st = cluster_.Delete<api::NodeClaim>("", claim.metadata.name);
+    if (!st.ok() && st.code() != core::StatusCode::kNotFound) return st;
+    return runtime::ReconcileResult::Done();
+  }
+
+  const api::NodeClaim& out = *launched;
+  for (const auto& [k, v] : out.metadata.labels) claim.metadata.labels[k] = v;
+  claim.status.provider_id = out.status.provider_id;
+  claim.status.capacity = out.status.capacity;
+  claim.status.allocatable = out.status.allocatable;
+  claim.status.image_id = out.status.image_id;
+  SetCondition(claim.status.conditions, kConditionLaunched, "True", "Launched", clock_.Now());
+  auto updated = cluster_.Update(claim);
+  if (!updated.ok()) {
+    // The instance exists but the NodeClaim did not record it: terminate it rather than leak it
+    // (the next reconcile launches again from a fresh read).
+    (void)cloud_.Delete(out);
+    return updated.status().WithPrefix("recording launch of nodeclaim " + claim.metadata.name);
+  }
+
+  const std::string type = LabelOr(claim.metadata.labels, scheduling::kLabelInstanceTypeStable);
+  const std::string zone = LabelOr(claim.metadata.labels, scheduling::kLabelTopologyZone);
+  const std::string capacity_type = LabelOr(claim.metadata.labels, scheduling::kLabelCapacityType);
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"nodeClaim", claim.metadata.name}, {"instanceType", type},
+      {"zone", zone},                     {"capacityType", capacity_type},
+      {"providerID", claim.status.provider_id}};
+  std::string price = PriceOf(claim);
+  if (!price.empty()) fields.emplace_back("pricePerHour", price);
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Launched instance: " + InstanceIdOf(claim.status.provider_id) + ", type: " + type +
+           ", zone: " + zone + ", capacityType: " + capacity_type,
+       "NodeClaimLaunched", std::move(fields));
+  return runtime::ReconcileResult::RequeueAfter(options_.registration_ttl);
+}
+
+std::string NodeClaimLifecycle::PriceOf(const api::NodeClaim& launched) const {
+  auto pool = cluster_.Get<api::NodePool>(
+      "", LabelOr(launched.metadata.labels, scheduling::kLabelNodePool));
+  if (!pool.ok()) return "";
+  auto types = cloud_.GetInstanceTypes(*pool);
+  if (!types.ok()) return "";
+  const std::string type = LabelOr(launched.metadata.labels, scheduling::kLabelInstanceTypeStable);
+  const std::string zone = LabelOr(launched.metadata.labels, scheduling::kLabelTopologyZone);
+  const std::string ct = LabelOr(launched.metadata.labels, scheduling::kLabelCapacityType);
+  for (const auto& t : *types) {
+    if (t->name != type) continue;
+    for (const auto& o : t->offerings) {
+      if (o.zone == zone && o.capacity_type == ct) return FormatPrice(o.price);
+    }
+  }
+  return "";
+}
+
+core::Status NodeClaimLifecycle::Register(api::NodeClaim& claim, api::Node node) {
+  // The Node takes the NodeClaim's labels and taints (startup taints included) once, at
+  // registration; later changes to the Node are the user's.
+  bool changed = false;
+  for (const auto& [k, v] : claim.metadata.labels) {
+    auto it = node.metadata.labels.find(k);
+    if (it == node.metadata.labels.end() || it->second != v) {
+      node.metadata.labels[k] = v;
+      changed = true;
+    }
+  }
+  if (node.metadata.labels[scheduling::kLabelNodeRegistered] != "true") {
+    node.metadata.labels[scheduling::kLabelNodeRegistered] = "true";
+    changed = true;
+  }
+  std::vector<api::Taint> taints;
+  for (const auto& t : node.spec.taints) {
+    if (t.key == scheduling::kTaintUnregistered) {
+      changed = true;
+      continue;
+    }
+    taints.push_back(t);
+  }
+  for (const auto* list : {&claim.spec.taints, &claim.spec.startup_taints}) {
+    for (const auto& t : *list) {
+      if (!HasTaint(taints, t)) {
+        taints.push_back(t);
+        changed = true;
+      }
+    }
+  }
+  node.spec.taints = std::move(taints);
+  if (changed) {
+    auto updated = cluster_.Update(node);
+    if (!updated.ok()) return updated.status().WithPrefix("syncing node " + node.metadata.name);
+  }
+
+  claim.status.node_name = node.metadata.name;
+  SetCondition(claim.status.conditions, kConditionRegistered, "True", "Registered", clock_.Now());
+  auto updated = cluster_.Update(claim);
+  if (!updated.ok()) return updated.status().WithPrefix("registering nodeclaim " + claim.metadata.name);
+  claim = std::move(updated).value();
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Registered node " + node.metadata.name + " for nodeclaim " + claim.metadata.name,
+       "NodeRegistered", {{"nodeClaim", claim.metadata.name}, {"node", node.metadata.name}});
+  return core::Status::Ok();
+}
+
+core::Status NodeClaimLifecycle::Initialize(api::NodeClaim& claim, const api::Node& node) {
+  const api::Condition* ready = FindNodeCondition(node, "Ready");
+  if (!ready || ready->status != "True") return core::Status::Ok();
+  for (const auto& t : claim.spec.startup_taints) {
+    if (HasTaint(node.spec.taints, t)) return core::Status::Ok();
+  }
+  for (const auto& [name, q] : claim.spec.resource_requests.items()) {
+    if (!IsExtendedResource(name) || q.IsZero()) continue;
+    if (node.status.allocatable.Get(name).IsZero()) return core::Status::Ok();
+  }
+  if (node.metadata.labels.count(scheduling::kLabelNodeInitialized) == 0) {
+    api::Node labelled = node;
+    labelled.metadata.labels[scheduling::kLabelNodeInitialized] = "true";
+    auto updated = cluster_.Update(labelled);
+    if (!updated.ok()) return updated.status().WithPrefix("labelling node " + node.metadata.name);
+  }
+  SetCondition(claim.status.conditions, kConditionInitialized, "True", "Initialized", clock_.Now());
+  auto updated = cluster_.Update(claim);
+  if (!updated.ok()) return updated.status().WithPrefix("initializing nodeclaim " + claim.metadata.name);
+  claim = std::move(updated).value();
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Initialized node " + node.metadata.name + " for nodeclaim " + claim.metadata.name,
+       "NodeInitialized", {{"nodeClaim", claim.metadata.name}, {"node", node.metadata.name}});
+  return core::Status::Ok();
+}
+
+}  // namespace nodesmith::controllers

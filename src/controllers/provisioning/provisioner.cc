@@ -1,0 +1,279 @@
+#include "controllers/provisioning/provisioner.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "cluster/cluster_snapshot.h"
+#include "controllers/common/karpenter.h"
+#include "controllers/controllers.h"
+#include "solver/snapshot.h"
+
+namespace nodesmith::controllers {
+namespace {
+
+constexpr const char* kLogger = "controller.provisioner";
+constexpr size_t kLoggedInstanceTypes = 20;
+
+std::string JoinFirst(const std::vector<std::string>& names, size_t limit) {
+  std::ostringstream out;
+  out << "[";
+  for (size_t i = 0; i < names.size() && i < limit; ++i) out << (i ? " " : "") << names[i];
+  if (names.size() > limit) out << " and " << (names.size() - limit) << " other(s)";
+  out << "]";
+  return out.str();
+}
+
+std::string JoinAll(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+}  // namespace
+
+Provisioner::Provisioner(const core::Clock& clock, cluster::ClusterApi& cluster,
+                         cloud::CloudProvider& cloud, runtime::EventRecorder& recorder,
+                         ProvisionerOptions options)
+    : clock_(clock), cluster_(cluster), cloud_(cloud), recorder_(recorder),
+      options_(std::move(options)) {}
+
+std::string Provisioner::Name() const { return kProvisionerName; }
+
+std::vector<cluster::Kind> Provisioner::Watches() const {
+  return {cluster::Kind::kPod, cluster::Kind::kNode, cluster::Kind::kNodeClaim,
+          cluster::Kind::kNodePool};
+}
+
+Provisioner::Observed Provisioner::Observe() const {
+  Observed o;
+  cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& obj) {
+    const auto& pod = std::get<api::Pod>(obj);
+    if (solver::IsPending(pod)) o.pending.insert(solver::PodKey(pod));
+  });
+  cluster_.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& obj) {
+    const auto& claim = std::get<api::NodeClaim>(obj);
+    if (!claim.metadata.deletion_timestamp) o.live_claims.insert(claim.metadata.name);
+  });
+  cluster_.ForEachObject(cluster::Kind::kNodePool, [&](const cluster::Object& obj) {
+    const auto& pool = std::get<api::NodePool>(obj);
+    o.pools += pool.metadata.name + "@" + pool.metadata.resource_version + ";";
+  });
+  return o;
+}
+
+core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Request&) {
+  const core::Time now = clock_.Now();
+  Observed current = Observe();
+
+  // Forget bookkeeping for pods that are no longer pending.
+  for (auto it = nominated_.begin(); it != nominated_.end();) {
+    it = current.pending.count(it->first) ? std::next(it) : nominated_.erase(it);
+  }
+  for (auto it = unschedulable_reason_.begin(); it != unschedulable_reason_.end();) {
+    it = current.pending.count(it->first) ? std::next(it) : unschedulable_reason_.erase(it);
+  }
+
+  if (options_.nominations) options_.nominations->Publish(nominated_);
+
+  bool arrival = false;
+  for (const auto& key : current.pending) {
+    if (!last_.pending.count(key)) arrival = true;
+  }
+  for (const auto& name : last_.live_claims) {
+    if (!current.live_claims.count(name)) arrival = true;
+  }
+  if (current.pools != last_.pools) arrival = true;
+  if (retry_at_ && now >= *retry_at_) {
+    arrival = true;
+    retry_at_.reset();
+  }
+  last_ = current;
+
+  if (current.pending.empty()) {
+    batch_start_.reset();
+    retry_at_.reset();
+    return runtime::ReconcileResult::Done();
+  }
+  if (arrival) {
+    if (!batch_start_) {
+      batch_start_ = now;
+      Emit(recorder_, runtime::LogLevel::kDebug, kLogger, "Waiting to batch additional pods");
+    }
+    last_arrival_ = now;
+  }
+  if (!batch_start_ && !retry_at_ && AnyPodWaitingOnNothing(current)) {
+    retry_at_ = now + options_.pending_retry;
+  }
+  if (!batch_start_) {
+    if (retry_at_) return runtime::ReconcileResult::RequeueAfter(*retry_at_ - now);
+    return runtime::ReconcileResult::Done();
+  }
+
+  const core::Time idle_end = last_arrival_ + options_.batch_idle_duration;
+  const core::Time max_end = *batch_start_ + options_.batch_max_duration;
+  if (now < idle_end && now < max_end) {
+    return runtime::ReconcileResult::RequeueAfter(std::min(idle_end, max_end) - now);
+  }
+
+  batch_start_.reset();
+  core::Status st = Provision();
+  if (options_.nominations) options_.nominations->Publish(nominated_);
+  // What this pass created is already accounted for: do not let it open the next batch.
+  last_ = Observe();
+  if (!st.ok()) return st;
+  if (retry_at_) return runtime::ReconcileResult::RequeueAfter(*retry_at_ - now);
+  return runtime::ReconcileResult::Done();
+}
+
+bool Provisioner::AnyPodWaitingOnNothing(const Observed& observed) const {
+  std::map<std::string, bool> coming_up;  // per nomination target
+  for (const auto& pod : observed.pending) {
+    auto nominated = nominated_.find(pod);
+    if (nominated == nominated_.end()) return true;
+    auto known = coming_up.find(nominated->second);
+    if (known == coming_up.end()) {
+      bool still_coming = false;
+      if (auto claim = cluster_.Get<api::NodeClaim>("", nominated->second); claim.ok()) {
+        still_coming = !claim->metadata.deletion_timestamp && !claim->IsTrue(kConditionInitialized);
+      } else if (auto node = cluster_.Get<api::Node>("", nominated->second); node.ok()) {
+        const api::Condition* ready = FindNodeCondition(*node, "Ready");
+        still_coming = ready == nullptr || ready->status != "True";
+      }
+      known = coming_up.emplace(nominated->second, still_coming).first;
+    }
+    if (!known->second) return true;
+  }
+  return false;
+}
+
+core::Status Provisioner::Provision() {
+  ++solves_;
+  api::ObjectSet objects = cluster::Snapshot(cluster_);
+  std::vector<api::NodePool> pools;
+  for (const auto& p : objects.node_pools) {
+    if (!p.object.metadata.deletion_timestamp) pools.push_back(p.object);
+  }
+
+  // Instance types per NodePool; today every pool's come from the same catalog, so the union by
+  // name is what the solver gets.
+  cloud::InstanceTypes types;
+  std::set<std::string> seen_types;
+  for (const auto& pool : pools) {
+    auto r = cloud_.GetInstanceTypes(pool);
+    if (!r.ok()) return r.status().WithPrefix("listing instance types for nodepool " + pool.metadata.name);
+    for (const auto& t : *r) {
+      if (seen_types.insert(t->name).second) types.push_back(t);
+    }
+  }
+  const scheduling::LabelKeySet& well_known = options_.well_known_labels.empty()
+                                                  ? scheduling::WellKnownLabels()
+                                                  : options_.well_known_labels;
+  auto snapshot = solver::BuildSnapshot(objects, {}, std::move(types), well_known);
+  if (!snapshot.ok()) return snapshot.status().WithPrefix("building the provisioning snapshot");
+  if (snapshot->pending_pods.empty()) return core::Status::Ok();
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Found " + std::to_string(snapshot->pending_pods.size()) + " provisionable pods");
+  if (pools.empty()) {
+    Emit(recorder_, runtime::LogLevel::kWarn, kLogger,
+         "No nodepools found; cannot provision " + std::to_string(snapshot->pending_pods.size()) +
+             " pod(s)");
+    return core::Status::Ok();
+  }
+
+  auto results = solver::Solve(*snapshot, options_.scheduler);
+  if (!results.ok()) return results.status().WithPrefix("scheduling pending pods");
+
+  std::map<std::string, const api::NodePool*> pool_by_name;
+  for (const auto& p : pools) pool_by_name[p.metadata.name] = &p;
+  for (const auto& planned : results->new_node_claims) {
+    auto pool = pool_by_name.find(planned.node_pool);
+    if (pool == pool_by_name.end()) {
+      return core::Status::Internal("solver planned a nodeclaim for unknown nodepool " +
+                                    planned.node_pool);
+    }
+    Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+         "Computed packing for " + std::to_string(planned.pods.size()) +
+             " pod(s) with instance type option(s) " +
+             JoinFirst(planned.instance_type_options, kLoggedInstanceTypes));
+    NS_RETURN_IF_ERROR(CreateNodeClaim(planned, *pool->second));
+  }
+  for (const auto& placement : results->existing_nodes) {
+    // Pods headed for capacity that is still coming up are nominated to it; those the solver
+    // put on working nodes are simply the world's scheduler's to bind.
+    bool coming_up = placement.in_flight;
+    if (!coming_up) {
+      auto node = cluster_.Get<api::Node>("", placement.name);
+      const api::Condition* ready = node.ok() ? FindNodeCondition(*node, "Ready") : nullptr;
+      coming_up = ready == nullptr || ready->status != "True";
+    }
+    if (!coming_up) continue;
+    for (const auto& pod : placement.pods) {
+      Nominate(pod, placement.name, placement.in_flight ? "nodeclaim" : "node");
+    }
+  }
+
+  retry_at_.reset();
+  for (const auto& u : results->unschedulable) {
+    retry_at_ = clock_.Now() + options_.pending_retry;
+    auto& last = unschedulable_reason_[u.pod];
+    if (last == u.reason) continue;
+    last = u.reason;
+    Emit(recorder_, runtime::LogLevel::kWarn, kLogger,
+         "Could not schedule pod " + u.pod + ": " + u.reason, "PodUnschedulable",
+         {{"pod", u.pod}, {"reason", u.reason}});
+  }
+  return core::Status::Ok();
+}
+
+core::Status Provisioner::CreateNodeClaim(const solver::NewNodeClaim& planned,
+                                          const api::NodePool& pool) {
+  api::NodeClaim claim;
+  claim.metadata.generate_name = pool.metadata.name + "-";
+  claim.metadata.labels = pool.template_.labels;
+  for (const auto& [k, v] : planned.labels) claim.metadata.labels[k] = v;
+  claim.metadata.labels[scheduling::kLabelNodePool] = pool.metadata.name;
+  claim.metadata.annotations = pool.template_.annotations;
+  claim.metadata.annotations[kNodePoolHashAnnotation] = NodePoolHash(pool);
+  claim.metadata.annotations[kNodePoolHashVersionAnnotation] = kNodePoolHashVersion;
+  claim.metadata.finalizers = {kTerminationFinalizer};
+  claim.metadata.owner_references.push_back(
+      api::OwnerReference{"karpenter.sh/v1", "NodePool", pool.metadata.name, pool.metadata.uid,
+                          false});
+
+  for (auto& r : planned.requirements.ToNodeSelectorRequirements()) {
+    if (r.key == scheduling::kLabelInstanceTypeStable) continue;
+    claim.spec.requirements.push_back(std::move(r));
+  }
+  claim.spec.requirements.push_back(api::NodeSelectorRequirement{
+      scheduling::kLabelInstanceTypeStable, "In", planned.instance_type_options, std::nullopt});
+  claim.spec.resource_requests = planned.requests;
+  claim.spec.taints = pool.template_.spec.taints;
+  claim.spec.startup_taints = pool.template_.spec.startup_taints;
+  claim.spec.node_class_ref = pool.template_.spec.node_class_ref;
+  claim.spec.expire_after = pool.template_.spec.expire_after;
+  claim.spec.termination_grace_period = pool.template_.spec.termination_grace_period;
+
+  auto created = cluster_.Create(std::move(claim));
+  if (!created.ok()) return created.status().WithPrefix("creating nodeclaim for nodepool " + pool.metadata.name);
+  const std::string& name = created->metadata.name;
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger, "Created nodeclaim " + name,
+       "NodeClaimCreated",
+       {{"nodeClaim", name},
+        {"nodePool", pool.metadata.name},
+        {"instanceTypes", std::to_string(planned.instance_type_options.size())},
+        {"pods", JoinAll(planned.pods)}});
+  for (const auto& pod : planned.pods) Nominate(pod, name, "nodeclaim");
+  return core::Status::Ok();
+}
+
+void Provisioner::Nominate(const std::string& pod, const std::string& target,
+                           const std::string& kind) {
+  auto& current = nominated_[pod];
+  if (current == target) return;
+  current = target;
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Nominated pod " + pod + " to " + kind + " " + target, "PodNominated",
+       {{"pod", pod}, {kind == "node" ? "node" : "nodeClaim", target}});
+}
+
+}  // namespace nodesmith::controllers

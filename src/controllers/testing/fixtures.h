@@ -1,0 +1,127 @@
+// A small world for controller tests: a FakeClock, a MemoryCluster, a SimulatedCloud with a
+// two-type catalog, a RecordingEventRecorder, and builders for the objects tests need.
+// Header-only; used by the *_test.cc files under src/controllers/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "api/node.h"
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "cloud/catalog.h"
+#include "cloud/instance_type.h"
+#include "cloud/sim/simulated_cloud.h"
+#include "cluster/memory_cluster.h"
+#include "controllers/common/karpenter.h"
+#include "core/clock.h"
+#include "runtime/event_recorder.h"
+#include "scheduling/requirements.h"
+#include "scheduling/taints.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::controllers::testing {
+
+inline const core::Time kStart = core::Time::FromUnixSeconds(1735689600);  // 2025-01-01T00:00:00Z
+
+inline cloud::InstanceTypePtr Type(std::string name, std::string cpu, double spot, double od) {
+  namespace s = scheduling;
+  cloud::Overhead overhead;
+  overhead.kube_reserved = {{"cpu", api::Quantity::MustParse("100m")}};
+  std::vector<cloud::Offering> offerings = {
+      {"zone-a", cloud::kCapacityTypeSpot, spot, true, {}},
+      {"zone-a", cloud::kCapacityTypeOnDemand, od, true, {}},
+  };
+  return cloud::NewInstanceType(
+      std::move(name),
+      s::Requirements::FromLabels({{s::kLabelArchStable, "amd64"}, {s::kLabelOSStable, "linux"}}),
+      {{"cpu", api::Quantity::MustParse(cpu)},
+       {"memory", api::Quantity::MustParse("16Gi")},
+       {"pods", api::Quantity::MustParse("110")}},
+      overhead, std::move(offerings));
+}
+
+// small: 2 cpu (1.9 allocatable), spot $0.03; large: 8 cpu, spot $0.12.
+inline cloud::Catalog TestCatalog() {
+  cloud::Catalog c;
+  c.source = "test";
+  c.region = "test-region";
+  c.instance_types = {Type("large", "8", 0.12, 0.40), Type("small", "2", 0.03, 0.10)};
+  return c;
+}
+
+inline api::NodePool Pool(std::string name = "default") {
+  api::NodePool p;
+  p.metadata.name = std::move(name);
+  p.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  p.template_.spec.requirements = {
+      {scheduling::kLabelCapacityType, "In", {cloud::kCapacityTypeSpot}, std::nullopt}};
+  return p;
+}
+
+inline api::Pod PendingPod(std::string name, std::string cpu = "1") {
+  api::Pod p;
+  p.metadata.name = std::move(name);
+  p.metadata.namespace_ = "default";
+  api::Container c;
+  c.name = "app";
+  c.resources.requests = {{"cpu", api::Quantity::MustParse(cpu)}};
+  p.spec.containers.push_back(c);
+  p.status.phase = "Pending";
+  return p;
+}
+
+class World {
+ public:
+  World() : clock(kStart), cluster(clock), cloud(clock, TestCatalog()) {}
+
+  core::FakeClock clock;
+  cluster::MemoryCluster cluster;
+  cloud::sim::SimulatedCloud cloud;
+  runtime::RecordingEventRecorder recorder;
+
+  template <typename T>
+  T MustCreate(T object) {
+    auto r = cluster.Create(std::move(object));
+    if (!r.ok()) ADD_FAILURE() << r.status().message();
+    return r.ok() ? std::move(r).value() : T{};
+  }
+  template <typename T>
+  T MustGet(const std::string& ns, const std::string& name) {
+    auto r = cluster.Get<T>(ns, name);
+    if (!r.ok()) ADD_FAILURE() << r.status().message();
+    return r.ok() ? std::move(r).value() : T{};
+  }
+
+  // What the kubelet does: a Node for the NodeClaim's instance, unregistered-tainted, Ready
+  // when `ready`.
+  api::Node RegisterNode(const api::NodeClaim& claim, std::string name, bool ready = true) {
+    api::Node n;
+    n.metadata.name = std::move(name);
+    n.spec.provider_id = claim.status.provider_id;
+    n.spec.taints.push_back({scheduling::kTaintUnregistered, "", scheduling::kTaintEffectNoExecute});
+    n.status.capacity = claim.status.capacity;
+    n.status.allocatable = claim.status.allocatable;
+    if (ready) n.status.conditions.push_back({"Ready", "True", "KubeletReady", "", clock.Now()});
+    return MustCreate(std::move(n));
+  }
+
+  // Messages recorded so far, in order.
+  std::vector<std::string> Messages() const {
+    std::vector<std::string> out;
+    for (const auto& e : recorder.events()) out.push_back(e.message);
+    return out;
+  }
+  // The value of `key` among an event's fields ("" when absent).
+  static std::string Field(const runtime::RecordedEvent& e, const std::string& key) {
+    for (const auto& [k, v] : e.fields) {
+      if (k == key) return v;
+    }
+    return "";
+  }
+};
+
+}  // namespace nodesmith::controllers::testing
