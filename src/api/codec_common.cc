@@ -137,13 +137,8 @@ void DecodeTerm(const Reader& r, NodeSelectorTerm* term) {
 
 Json EncodeTerm(const NodeSelectorTerm& term) {
   Json j = Json::object();
-  auto list = [](const std::vector<NodeSelectorRequirement>& reqs) {
-    Json l = Json::array();
-    for (const auto& req : reqs) l.push_back(EncodeNodeSelectorRequirement(req));
-    return l;
-  };
-  if (!term.match_expressions.empty()) j["matchExpressions"] = list(term.match_expressions);
-  if (!term.match_fields.empty()) j["matchFields"] = list(term.match_fields);
+  PutObjects(j, "matchExpressions", term.match_expressions, EncodeNodeSelectorRequirement);
+  PutObjects(j, "matchFields", term.match_fields, EncodeNodeSelectorRequirement);
   return j;
 }
 
@@ -328,14 +323,6 @@ Json EncodeSpread(const TopologySpreadConstraint& c) {
   PutStr(j, "nodeTaintsPolicy", c.node_taints_policy);
   PutList(j, "matchLabelKeys", c.match_label_keys);
   return j;
-}
-
-template <typename T, typename F>
-void PutObjects(Json& j, const char* key, const std::vector<T>& items, F encode) {
-  if (items.empty()) return;
-  Json l = Json::array();
-  for (const auto& item : items) l.push_back(encode(item));
-  j[key] = std::move(l);
 }
 
 }  // namespace

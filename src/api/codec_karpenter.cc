@@ -2,6 +2,7 @@
 // karpenter.k8s.aws/v1 EC2NodeClass) and nodesmith's InstanceTypeCatalog.
 #include <regex>
 
+#include "api/ami_family.h"
 #include "api/codec.h"
 #include "api/codec_common.h"
 
@@ -42,13 +43,6 @@ void DecodeNodeClassRef(const Reader& r, NodeClassReference* ref) {
 
 Json EncodeNodeClassRef(const NodeClassReference& ref) {
   return Json{{"group", ref.group}, {"kind", ref.kind}, {"name", ref.name}};
-}
-
-template <typename T, typename F>
-Json ListOf(const std::vector<T>& items, F encode) {
-  Json l = Json::array();
-  for (const auto& item : items) l.push_back(encode(item));
-  return l;
 }
 
 void DecodeBudget(const Reader& r, Budget* b) {
@@ -157,21 +151,9 @@ Json EncodeBlockDeviceMapping(const BlockDeviceMapping& m) {
   return j;
 }
 
-// The amiFamily an alias implies ("al2023@latest" => "AL2023").
-std::string FamilyOfAlias(const std::string& alias) {
-  std::string family = alias.substr(0, alias.find('@'));
-  if (family == "al2") return "AL2";
-  if (family == "al2023") return "AL2023";
-  if (family == "bottlerocket") return "Bottlerocket";
-  if (family == "windows2019") return "Windows2019";
-  if (family == "windows2022") return "Windows2022";
-  if (family == "windows2025") return "Windows2025";
-  return "";
-}
-
 std::string AliasFamily(const EC2NodeClass& v) {
   for (const auto& t : v.ami_selector_terms) {
-    if (!t.alias.empty()) return FamilyOfAlias(t.alias);
+    if (!t.alias.empty()) return AmiFamilyOfAlias(t.alias);
   }
   return "";
 }

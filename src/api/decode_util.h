@@ -109,4 +109,18 @@ void PutResources(Json& j, const char* key, const ResourceList& v);
 void PutTime(Json& j, const char* key, const std::optional<core::Time>& v);
 Json ResourcesToJson(const ResourceList& v);
 
+// A JSON array of encode(item) for each of `items`, in order (empty array when there are none).
+template <typename T, typename F>
+Json ListOf(const std::vector<T>& items, F encode) {
+  Json l = Json::array();
+  for (const auto& item : items) l.push_back(encode(item));
+  return l;
+}
+
+// Sets `key` to ListOf(items, encode) unless `items` is empty.
+template <typename T, typename F>
+void PutObjects(Json& j, const char* key, const std::vector<T>& items, F encode) {
+  if (!items.empty()) j[key] = ListOf(items, encode);
+}
+
 }  // namespace nodesmith::api

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/ami_family.h"
 #include "api/manifest.h"
 
 namespace nodesmith::api {
@@ -174,17 +175,6 @@ bool SelectorMapToTerms(const Json& map, const std::string& path, bool is_ami, J
   return true;
 }
 
-// The v1 alias for a legacy amiFamily.
-std::string AliasForFamily(const std::string& family) {
-  if (family == "AL2") return "al2@latest";
-  if (family == "AL2023") return "al2023@latest";
-  if (family == "Bottlerocket") return "bottlerocket@latest";
-  if (family == "Windows2019") return "windows2019@latest";
-  if (family == "Windows2022") return "windows2022@latest";
-  if (family == "Windows2025") return "windows2025@latest";
-  return "";
-}
-
 struct Converter {
   std::vector<std::string>* warnings;
   std::string source;  // description for warnings
@@ -215,7 +205,7 @@ struct Converter {
       out["amiFamily"] = family;
       return true;
     }
-    std::string alias = AliasForFamily(family);
+    std::string alias = LatestAliasOfAmiFamily(family);
     if (alias.empty()) {
       *err = {path + ".amiFamily", "amiFamily " + family + " needs AMIs selected with " +
                                        (selector_is_map ? "amiSelector" : "amiSelectorTerms")};

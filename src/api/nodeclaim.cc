@@ -1,17 +1,15 @@
 #include "api/nodeclaim.h"
 
+#include "api/conditions.h"
+
 namespace nodesmith::api {
 
 const Condition* NodeClaim::FindCondition(const std::string& type) const {
-  for (const Condition& c : status.conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
+  return api::FindCondition(status.conditions, type);
 }
 
 bool NodeClaim::IsTrue(const std::string& type) const {
-  const Condition* c = FindCondition(type);
-  return c != nullptr && c->status == "True";
+  return IsConditionTrue(status.conditions, type);
 }
 
 }  // namespace nodesmith::api

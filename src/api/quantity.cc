@@ -26,9 +26,18 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // The input for an error message, shortened when huge.
 std::string Excerpt(std::string_view text) {
   constexpr size_t kMax = 64;
-  if (text.size() <= kMax) return "\"" + std::string(text) + "\"";
-  return "\"" + std::string(text.substr(0, kMax)) + "...\" (" + std::to_string(text.size()) +
-         " bytes)";
+  // Built by appending: g++ 12 -O3 raises a false -Wrestrict on `"literal" + std::string&&`.
+  std::string out = "\"";
+  if (text.size() <= kMax) {
+    out.append(text);
+    out += '"';
+    return out;
+  }
+  out.append(text.substr(0, kMax));
+  out += "...\" (";
+  out += std::to_string(text.size());
+  out += " bytes)";
+  return out;
 }
 
 core::Status FormatWrong(std::string_view text) {
@@ -402,7 +411,8 @@ std::string Quantity::String() const {
       suffix = kDecimal[(exponent + 9) / 3];
     } else if (exponent != 0) {
       // DecimalExponent, or DecimalSI beyond "E" where upstream falls back to exponent form.
-      suffix = "e" + std::to_string(exponent);
+      suffix = "e";
+      suffix += std::to_string(exponent);
     }
   }
   char* p = WriteDigits(mantissa, end);

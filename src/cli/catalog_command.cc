@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "cli/text_table.h"
 #include "cloud/catalog.h"
 #include "scheduling/requirements.h"
 
@@ -106,18 +107,7 @@ void PrintText(const cloud::Catalog& catalog, std::ostream& out) {
          MinPrice(*it, cloud::kCapacityTypeOnDemand), MinPrice(*it, cloud::kCapacityTypeSpot),
          zones.complement() ? "-" : Joined(zones.Values())});
   }
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
+  out << Table(rows);
 }
 
 struct CatalogFlags {

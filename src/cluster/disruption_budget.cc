@@ -9,13 +9,6 @@
 namespace nodesmith::cluster {
 namespace {
 
-const api::OwnerReference* ControllerOf(const api::ObjectMeta& meta) {
-  for (const auto& ref : meta.owner_references) {
-    if (ref.controller) return &ref;
-  }
-  return nullptr;
-}
-
 // An owner reference without a uid (hand-written input) matches any object of that name.
 bool UidMatches(const api::OwnerReference& ref, const api::ObjectMeta& meta) {
   return ref.uid.empty() || ref.uid == meta.uid;
@@ -47,7 +40,7 @@ std::optional<ControllerScale> FindControllerScale(const ClusterApi& cluster,
   if (ref.kind == "ReplicaSet") {
     auto rs = FindWorkload(cluster, ns, "ReplicaSet", ref.name);
     if (rs && UidMatches(ref, rs->metadata)) {
-      const api::OwnerReference* rs_owner = ControllerOf(rs->metadata);
+      const api::OwnerReference* rs_owner = api::ControllerOf(rs->metadata);
       if (rs_owner == nullptr || rs_owner->kind != "Deployment") return ScaleOf(*rs);
       auto dep = FindWorkload(cluster, ns, "Deployment", rs_owner->name);
       if (dep && UidMatches(*rs_owner, dep->metadata)) return ScaleOf(*dep);
@@ -67,7 +60,7 @@ std::optional<ControllerScale> FindControllerScale(const ClusterApi& cluster,
 core::Result<int> ExpectedScale(const ClusterApi& cluster, const std::vector<api::Pod>& pods) {
   std::map<std::string, int> scales;
   for (const auto& pod : pods) {
-    const api::OwnerReference* ref = ControllerOf(pod.metadata);
+    const api::OwnerReference* ref = api::ControllerOf(pod.metadata);
     if (ref == nullptr) continue;  // unmanaged pods do not count
     auto scale = FindControllerScale(cluster, *ref, pod.metadata.namespace_);
     if (!scale) {
@@ -93,13 +86,6 @@ std::vector<api::Pod> PodsFor(const ClusterApi& cluster, const api::PodDisruptio
 }
 
 }  // namespace
-
-bool IsPodReady(const api::Pod& pod) {
-  for (const auto& c : pod.status.conditions) {
-    if (c.type == "Ready") return c.status == "True";
-  }
-  return false;
-}
 
 core::Result<int> ScaledValueFromIntOrPercent(const api::IntOrString& value, int total,
                                               bool round_up) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "api/pod.h"
+#include "api/pod_status.h"
 #include "api/policy.h"
 #include "cluster/cluster_api.h"
 #include "core/status.h"
@@ -49,8 +50,9 @@ std::vector<api::PodDisruptionBudget> DisruptionBudgetsFor(const ClusterApi& clu
 // Ready may go when the budget is met (IfHealthyBudget, the default) or always (AlwaysAllow).
 core::Status CheckEviction(const ClusterApi& cluster, const api::Pod& pod);
 
-// The pod's Ready condition is True (podutil.IsPodReady).
-bool IsPodReady(const api::Pod& pod);
+// The pod's Ready condition is True (podutil.IsPodReady): what the eviction rules count as a
+// healthy pod. Defined in api/pod_status.h; named here for the callers of the eviction rules.
+using api::IsPodReady;
 
 // intstr.GetScaledValueFromIntOrPercent: an int as is; "N%" as N% of `total`, rounded up or
 // down; any other string is an error.

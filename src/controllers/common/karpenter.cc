@@ -8,42 +8,6 @@
 
 namespace nodesmith::controllers {
 
-bool SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
-                  const std::string& status, const std::string& reason, core::Time now,
-                  const std::string& message) {
-  for (auto& c : conditions) {
-    if (c.type != type) continue;
-    if (c.status == status && c.reason == reason && c.message == message) return false;
-    if (c.status != status) c.last_transition_time = now;
-    c.status = status;
-    c.reason = reason;
-    c.message = message;
-    return true;
-  }
-  conditions.push_back(api::Condition{type, status, reason, message, now});
-  return true;
-}
-
-const api::Condition* FindNodeCondition(const api::Node& node, const std::string& type) {
-  for (const auto& c : node.status.conditions) {
-    if (c.type == type) return &c;
-  }
-  return nullptr;
-}
-
-bool IsOwnedByDaemonSet(const api::Pod& pod) {
-  for (const auto& ref : pod.metadata.owner_references) {
-    if (ref.kind == "DaemonSet") return true;
-  }
-  return false;
-}
-
-bool IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
-}
-
-bool IsTerminating(const api::Pod& pod) { return pod.metadata.deletion_timestamp.has_value(); }
-
 bool IsCritical(const api::Pod& pod) {
   if (pod.spec.priority_class_name == "system-cluster-critical" ||
       pod.spec.priority_class_name == "system-node-critical") {

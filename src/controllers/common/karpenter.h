@@ -9,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "api/conditions.h"
 #include "api/meta.h"
 #include "api/node.h"
+#include "api/node_status.h"
 #include "api/nodeclaim.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
+#include "api/pod_status.h"
 #include "cluster/cluster_api.h"
 #include "core/time.h"
 #include "runtime/event_recorder.h"
@@ -30,20 +33,15 @@ inline constexpr const char* kConditionLaunched = "Launched";
 inline constexpr const char* kConditionRegistered = "Registered";
 inline constexpr const char* kConditionInitialized = "Initialized";
 
-// Sets (or adds) the condition `type` to `status`; lastTransitionTime moves only when the status
-// changes, as metav1 conditions. Returns true when anything changed.
-bool SetCondition(std::vector<api::Condition>& conditions, const std::string& type,
-                  const std::string& status, const std::string& reason, core::Time now,
-                  const std::string& message = "");
+// Condition bookkeeping and pod/node classification live in api/ so every layer shares them;
+// they are named here too because the controllers speak of them as Karpenter's utilities.
+using api::FindNodeCondition;
+using api::IsOwnedByDaemonSet;
+using api::IsTerminal;
+using api::IsTerminating;
+using api::SetCondition;
 
-// The condition of a Node (or nullptr).
-const api::Condition* FindNodeCondition(const api::Node& node, const std::string& type);
-
-// Pod classification, as Karpenter's pod utilities.
-bool IsOwnedByDaemonSet(const api::Pod& pod);
-bool IsTerminal(const api::Pod& pod);  // Succeeded or Failed
-bool IsTerminating(const api::Pod& pod);
-// system-cluster-critical / system-node-critical priority class, or priority >= 2e9.
+// A critical pod, as Karpenter's pod utilities: system-cluster-critical / system-node-critical priority class, or priority >= 2e9.
 bool IsCritical(const api::Pod& pod);
 // The karpenter.sh/do-not-disrupt annotation is "true".
 bool HasDoNotDisrupt(const api::ObjectMeta& meta);

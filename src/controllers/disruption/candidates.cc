@@ -17,13 +17,6 @@ std::string LabelOr(const api::Labels& labels, const char* key) {
   return it == labels.end() ? "" : it->second;
 }
 
-bool IsMirrorPod(const api::Pod& pod) {
-  for (const auto& ref : pod.metadata.owner_references) {
-    if (ref.kind == "Node") return true;
-  }
-  return false;
-}
-
 // The fraction of the NodeClaim's expireAfter still ahead of it (1 when it never expires).
 double LifetimeRemaining(core::Time now, const api::NodeClaim& claim) {
   if (claim.spec.expire_after.never() || !claim.metadata.creation_timestamp) return 1.0;
@@ -33,15 +26,10 @@ double LifetimeRemaining(core::Time now, const api::NodeClaim& claim) {
   return std::clamp((total - age) / total, 0.0, 1.0);
 }
 
-bool IsNodeReady(const api::Node& node) {
-  const api::Condition* ready = FindNodeCondition(node, "Ready");
-  return ready && ready->status == "True";
-}
-
 }  // namespace
 
 bool IsReschedulable(const api::Pod& pod) {
-  return !IsTerminal(pod) && !IsOwnedByDaemonSet(pod) && !IsMirrorPod(pod);
+  return !IsTerminal(pod) && !IsOwnedByDaemonSet(pod) && !api::IsOwnedByNode(pod);
 }
 
 double EvictionCost(const api::Pod& pod) {
@@ -77,7 +65,7 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
     NodePods& n = pods_by_node[pod.spec.node_name];
     n.blocked = n.blocked || HasDoNotDisrupt(pod.metadata);
     n.eviction_cost += EvictionCost(pod);
-    n.keys.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
+    n.keys.push_back(api::PodKey(pod));
   });
   std::map<std::string, cloud::InstanceTypes> types_by_pool;
 
@@ -176,7 +164,7 @@ BudgetMapping BuildBudgetMapping(const cluster::ClusterApi& cluster, const std::
     auto node = NodeForNodeClaim(cluster, claim);
     if (!node) continue;
     ++total[pool->second];
-    if (!IsNodeReady(*node) || claim.metadata.deletion_timestamp ||
+    if (!api::IsNodeReady(*node) || claim.metadata.deletion_timestamp ||
         node->metadata.deletion_timestamp) {
       ++disrupting[pool->second];
     }

@@ -210,8 +210,7 @@ core::Status NodeClaimLifecycle::Register(api::NodeClaim& claim, api::Node node)
 }
 
 core::Status NodeClaimLifecycle::Initialize(api::NodeClaim& claim, const api::Node& node) {
-  const api::Condition* ready = FindNodeCondition(node, "Ready");
-  if (!ready || ready->status != "True") return core::Status::Ok();
+  if (!api::IsNodeReady(node)) return core::Status::Ok();
   for (const auto& t : claim.spec.startup_taints) {
     if (HasTaint(node.spec.taints, t)) return core::Status::Ok();
   }

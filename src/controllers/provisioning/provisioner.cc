@@ -136,8 +136,7 @@ bool Provisioner::AnyPodWaitingOnNothing(const Observed& observed) const {
       if (auto claim = cluster_.Get<api::NodeClaim>("", nominated->second); claim.ok()) {
         still_coming = !claim->metadata.deletion_timestamp && !claim->IsTrue(kConditionInitialized);
       } else if (auto node = cluster_.Get<api::Node>("", nominated->second); node.ok()) {
-        const api::Condition* ready = FindNodeCondition(*node, "Ready");
-        still_coming = ready == nullptr || ready->status != "True";
+        still_coming = !api::IsNodeReady(*node);
       }
       known = coming_up.emplace(nominated->second, still_coming).first;
     }
@@ -203,8 +202,7 @@ core::Status Provisioner::Provision() {
     bool coming_up = placement.in_flight;
     if (!coming_up) {
       auto node = cluster_.Get<api::Node>("", placement.name);
-      const api::Condition* ready = node.ok() ? FindNodeCondition(*node, "Ready") : nullptr;
-      coming_up = ready == nullptr || ready->status != "True";
+      coming_up = !node.ok() || !api::IsNodeReady(*node);
     }
     if (!coming_up) continue;
     for (const auto& pod : placement.pods) {

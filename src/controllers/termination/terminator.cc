@@ -22,17 +22,10 @@ bool HasDisruptedTaint(const api::Node& node) {
   return false;
 }
 
-bool IsStaticPod(const api::Pod& pod) {
-  for (const auto& ref : pod.metadata.owner_references) {
-    if (ref.kind == "Node") return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 int DrainTier(const api::Pod& pod) {
-  if (IsTerminal(pod) || IsStaticPod(pod)) return -1;
+  if (IsTerminal(pod) || api::IsOwnedByNode(pod)) return -1;
   // A pod that tolerates the disrupted taint would be scheduled right back: leave it.
   if (scheduling::TolerationsTolerateTaint(pod.spec.tolerations, DisruptedTaint())) return -1;
   const bool critical = IsCritical(pod);
@@ -164,7 +157,7 @@ core::Result<bool> Terminator::Drain(const api::Node& node, const api::NodeClaim
       if (t < 0) continue;
       if (t < tier) return false;  // an earlier tier is still on its way out
       if (t != tier && !force) continue;
-      const std::string key = pod.metadata.namespace_ + "/" + pod.metadata.name;
+      const std::string key = api::PodKey(pod);
       if (force) {
         core::Status st = cluster_.Delete<api::Pod>(pod.metadata.namespace_, pod.metadata.name);
         if (!st.ok() && st.code() != core::StatusCode::kNotFound) return st;

@@ -1,0 +1,33 @@
+#include "api/conditions.h"
+
+namespace nodesmith::api {
+
+const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type) {
+  for (const Condition& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool IsConditionTrue(const std::vector<Condition>& conditions, const std::string& type) {
+  const Condition* c = FindCondition(conditions, type);
+  return c != nullptr && c->status == "True";
+}
+
+bool SetCondition(std::vector<Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason, core::Time now,
+                  const std::string& message) {
+  for (Condition& c : conditions) {
+    if (c.type != type) continue;
+    if (c.status == status && c.reason == reason && c.message == message) return false;
+    if (c.status != status) c.last_transition_time = now;
+    c.status = status;
+    c.reason = reason;
+    c.message = message;
+    return true;
+  }
+  conditions.push_back(Condition{type, status, reason, message, now});
+  return true;
+}
+
+}  // namespace nodesmith::api
