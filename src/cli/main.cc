@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   RegisterConvert(app, &exit_code);
   RegisterCatalog(app, &exit_code);
   RegisterPlan(app, &exit_code);
+  RegisterSimulate(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -14,6 +14,7 @@
 #include "api/workload_pods.h"
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "cli/text_table.h"
 #include "cloud/catalog.h"
 #include "solver/scheduler.h"
 #include "solver/snapshot.h"
@@ -79,25 +80,6 @@ nlohmann::ordered_json PlanJson(const solver::Results& r, double solve_seconds) 
                     {"lowerBoundPerHour", RoundDown(r.lower_bound_per_hour)},
                     {"solveSeconds", solve_seconds}};
   return out;
-}
-
-// Left-aligned columns, two spaces apart.
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::ostringstream out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
-  return out.str();
 }
 
 std::string Join(const std::vector<std::string>& items, size_t max_items) {

@@ -1,0 +1,143 @@
+// `nodesmith simulate -f ... [-o text|json] [--report FILE.html] [--seed N]`: runs the
+// controllers over the embedded cluster and simulated cloud in virtual time, following the
+// Scenario among the inputs (sim/world.h), and prints the controller log (text) or the
+// SimulationResult (json); --report also writes the HTML report. The wall clock is read here
+// only, for the progress bar, which shows on a terminal once a run has taken more than a second.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/inputs.h"
+#include "sim/report.h"
+#include "sim/scenario.h"
+#include "sim/world.h"
+
+namespace nodesmith::cli {
+namespace {
+
+struct SimulateFlags {
+  InputFlags inputs;
+  std::string report;
+  uint64_t seed = 0;
+};
+
+// Karpenter's FEATURE_GATES: "Name=bool,..." over the gates it knows. Only
+// SpotToSpotConsolidation changes what the simulated controllers do today.
+core::Status ParseFeatureGates(const std::string& text, sim::WorldOptions* options) {
+  static const char* const kKnown[] = {"SpotToSpotConsolidation", "NodeRepair",
+                                       "ReservedCapacity", "NodeOverlay", "StaticCapacity"};
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    bool known = false;
+    for (const char* k : kKnown) known = known || name == k;
+    if (!known) return core::Status::Invalid("--feature-gates: unknown feature gate " + name);
+    if (value != "true" && value != "false") {
+      return core::Status::Invalid("--feature-gates: " + name + " must be true or false");
+    }
+    if (name == "SpotToSpotConsolidation") options->spot_to_spot_consolidation = value == "true";
+  }
+  return core::Status::Ok();
+}
+
+// Runs the world to its end, drawing a progress bar on stderr when it is a terminal and the
+// run is slow enough for one to help.
+void RunWithProgress(sim::World& world) {
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  const auto wall_start = std::chrono::steady_clock::now();
+  const core::Duration step = (world.end() - world.start()) / 200;
+  bool drawn = false;
+  while (!world.finished()) {
+    world.RunUntil(step.count() > 0 ? world.Now() + step : world.end());
+    if (!tty) continue;
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    if (elapsed < 1.0) continue;
+    double done = static_cast<double>((world.Now() - world.start()).count()) /
+                  static_cast<double>((world.end() - world.start()).count());
+    int filled = static_cast<int>(done * 30);
+    std::fprintf(stderr, "\rsimulating [%s%s] %3d%% (%s virtual, %.1fs)",
+                 std::string(filled, '#').c_str(), std::string(30 - filled, ' ').c_str(),
+                 static_cast<int>(done * 100),
+                 core::FormatDuration(world.Now() - world.start()).c_str(), elapsed);
+    drawn = true;
+  }
+  if (drawn) std::fprintf(stderr, "\r\033[K");
+}
+
+int RunSimulate(const SimulateFlags& flags) {
+  sim::WorldOptions options;
+  options.catalog = flags.inputs.catalog;
+  options.region = flags.inputs.region;
+  options.seed = flags.seed;
+  if (core::Status st = ParseFeatureGates(flags.inputs.feature_gates, &options); !st.ok()) {
+    std::cerr << "error: " << st.message() << "\n";
+    return kExitBadInput;
+  }
+  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
+  if (!objects) return kExitBadInput;
+  core::Result<sim::Scenario> scenario = sim::ScenarioFromInputs(*objects);
+  if (!scenario.ok()) {
+    std::cerr << "error: " << scenario.status().message() << "\n";
+    return kExitBadInput;
+  }
+  auto world = sim::World::Create(*objects, std::move(scenario).value(), options);
+  if (!world.ok()) {
+    std::cerr << "error: " << world.status().message() << "\n";
+    auto code = world.status().code();
+    return code == core::StatusCode::kInvalidArgument || code == core::StatusCode::kNotFound
+               ? kExitBadInput
+               : kExitFailure;
+  }
+  RunWithProgress(**world);
+
+  if (!flags.report.empty()) {
+    std::ofstream out(flags.report, std::ios::binary);
+    if (!out) {
+      std::cerr << "error: --report: cannot write " << flags.report << "\n";
+      return kExitFailure;
+    }
+    sim::WriteHtmlReport(nlohmann::json::parse((*world)->Result(true).dump()), out);
+    out.close();
+    if (!out) {
+      std::cerr << "error: --report: cannot write " << flags.report << "\n";
+      return kExitFailure;
+    }
+  }
+  if (flags.inputs.output == "json") {
+    std::cout << (*world)->Result(true).dump(2) << "\n";
+  } else {
+    (*world)->WriteLog(std::cout);
+  }
+  std::cout.flush();
+  return std::cout ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void RegisterSimulate(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<SimulateFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate",
+      "run the controllers over an embedded cluster and a simulated cloud, in virtual time, "
+      "following the Scenario among the inputs");
+  AddInputFlags(cmd, &flags->inputs);
+  cmd->add_option("--report", flags->report, "also write an HTML report of the run to this file");
+  cmd->add_option("--seed", flags->seed, "seed of the simulated cloud (instance ids, addresses)")
+      ->capture_default_str();
+  cmd->callback([flags, exit_code] { *exit_code = RunSimulate(*flags); });
+}
+
+}  // namespace nodesmith::cli
