@@ -1,5 +1,5 @@
 # The two commands that do everything on a fresh Debian 12 machine:
-#   make demo   install missing packages, build, run the main job on the embedded example
+#   make demo   install missing packages, build, simulate the seed walkthrough (log + HTML report)
 #   make test   install missing packages, build, run the whole suite (plain and sanitized)
 JOBS ?= $(shell nproc)
 BUILD ?= build
@@ -16,8 +16,11 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The seed walkthrough in virtual time: the controller log on stdout, charts in the report.
 demo: build
-	./$(BUILD)/nodesmith plan -f examples/seed-walkthrough -o text
+	./$(BUILD)/nodesmith simulate -f examples/seed-walkthrough/provisioner.yaml \
+	  -f examples/scenarios/seed-walkthrough.yaml -o text --report $(BUILD)/demo-report.html
+	@echo "report: $(BUILD)/demo-report.html"
 
 # The suite in an optimised build, then again under AddressSanitizer + UBSan.
 test: check test-asan

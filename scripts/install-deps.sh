@@ -3,7 +3,7 @@
 # Safe to run repeatedly; does nothing when everything is present.
 set -euo pipefail
 packages=(
-  g++ cmake make pkg-config git
+  g++ cmake make pkg-config git python3
   libyaml-cpp-dev        # YAML/JSON manifest parsing
   nlohmann-json3-dev     # JSON object model and output
   libfmt-dev             # formatting
@@ -11,6 +11,8 @@ packages=(
   coinor-libclp-dev      # LP lower bounds (COIN-OR CLP)
   libgtest-dev libgmock-dev  # unit tests
   libbenchmark-dev       # benchmarks
+  time                   # /usr/bin/time -v: peak RSS figures in docs/PERFORMANCE.md
+  chromium               # renders the simulation report in tests/report_screenshot.sh
 )
 missing=()
 for p in "${packages[@]}"; do
