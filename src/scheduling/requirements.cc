@@ -20,6 +20,8 @@ bool UndefinedAllowed(const Requirement& incoming, const CompatibilityOptions& o
   if (IsNegative(incoming.op())) return true;
   if (options.allow_undefined == nullptr) return false;
   if (options.allow_undefined == &WellKnownLabels()) return incoming.well_known();
+  // Catalog-extended sets: well-known keys (the hot case, e.g. offering zones) need no lookup.
+  if (incoming.well_known() && options.allow_undefined->includes_well_known()) return true;
   return options.allow_undefined->Contains(incoming.key());
 }
 

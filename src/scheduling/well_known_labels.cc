@@ -22,7 +22,9 @@ bool LabelKeySet::Contains(std::string_view key) const {
 LabelKeySet LabelKeySet::With(const std::vector<std::string>& extra) const {
   std::vector<std::string> all = keys_;
   all.insert(all.end(), extra.begin(), extra.end());
-  return LabelKeySet(std::move(all));
+  LabelKeySet out(std::move(all));
+  out.includes_well_known_ = includes_well_known_ || this == &WellKnownLabels();
+  return out;
 }
 
 const LabelKeySet& WellKnownLabels() {

@@ -98,9 +98,13 @@ class LabelKeySet {
   const std::vector<std::string>& keys() const { return keys_; }
   size_t size() const { return keys_.size(); }
   bool empty() const { return keys_.empty(); }
+  // True when this set is known to hold every key of WellKnownLabels() (it was made by With()
+  // from it), so a key with Requirement::well_known() is in it without a lookup.
+  bool includes_well_known() const { return includes_well_known_; }
 
  private:
   std::vector<std::string> keys_;
+  bool includes_well_known_ = false;
 };
 
 // Karpenter's v1.WellKnownLabels with the AWS provider's additions: labels in restricted domains

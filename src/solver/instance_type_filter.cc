@@ -58,6 +58,13 @@ std::vector<const cloud::InstanceType*> OrderAndTruncate(
   std::vector<std::pair<double, const cloud::InstanceType*>> priced;
   priced.reserve(types.size());
   for (const auto* t : types) priced.emplace_back(CheapestPrice(*t, reqs, options), t);
+  return OrderAndTruncate(std::move(priced), reqs, max_types, shortfalls);
+}
+
+std::vector<const cloud::InstanceType*> OrderAndTruncate(
+    std::vector<std::pair<double, const cloud::InstanceType*>> priced,
+    const scheduling::Requirements& reqs, size_t max_types,
+    std::vector<MinValuesShortfall>* shortfalls) {
   std::sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     return a.second->name < b.second->name;

@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cloud/instance_type.h"
@@ -42,6 +43,12 @@ std::vector<MinValuesShortfall> CheckMinValues(const std::vector<const cloud::In
 std::vector<const cloud::InstanceType*> OrderAndTruncate(
     std::vector<const cloud::InstanceType*> types, const scheduling::Requirements& reqs,
     const scheduling::CompatibilityOptions& options, size_t max_types,
+    std::vector<MinValuesShortfall>* shortfalls);
+// The same, with each type's cheapest compatible offering price already known (callers that
+// order many type lists under the same requirements compute it once per type).
+std::vector<const cloud::InstanceType*> OrderAndTruncate(
+    std::vector<std::pair<double, const cloud::InstanceType*>> priced,
+    const scheduling::Requirements& reqs, size_t max_types,
     std::vector<MinValuesShortfall>* shortfalls);
 
 inline constexpr size_t kMaxInstanceTypes = 60;

@@ -29,6 +29,29 @@ TEST(LowerBound, ExistingCapacityIsFreeButFinite) {
   EXPECT_NEAR(LowerBound(p), 1.0, 1e-9);
 }
 
+TEST(LowerBound, LargeProblemsGetTheAggregateBoundOfPerUnitPrices) {
+  // 60 bin shapes x 50 pod shapes, every pod fits every bin: far above the full LP's size cap.
+  // The cheapest cpu costs 0.1 per unit (the largest bin), memory is never binding, and 1 cpu
+  // of existing capacity is free: the bound is 0.1 per cpu still to buy.
+  LowerBoundProblem p;
+  std::vector<int> all;
+  for (int i = 1; i <= 60; ++i) {
+    // Price per cpu falls towards 0.1 while memory per price falls too: no bin dominates.
+    p.bins.push_back({1.0 + i, false, {10.0 * i, 2000.0}});
+    all.push_back(i - 1);
+  }
+  p.bins.push_back({0, true, {1, 1000}});
+  all.push_back(60);
+  double cpu = 0;
+  for (int c = 1; c <= 50; ++c) {
+    p.classes.push_back({2, {0.1 * c, 1}, all});
+    cpu += 2 * 0.1 * c;
+  }
+  const double expected = (cpu - 1) * (61.0 / 600.0);
+  EXPECT_NEAR(LowerBound(p), expected, 1e-6);
+  EXPECT_LE(LowerBound(p), expected);
+}
+
 TEST(LowerBound, ClassesOnlyUseCompatibleBins) {
   LowerBoundProblem p;
   p.bins.push_back({1.0, false, {4, 100}});

@@ -15,9 +15,19 @@ void AppendRequirements(const scheduling::Requirements& reqs, std::string& out) 
       out += ',';
     }
     out += '}';
-    if (r.lower_bound()) out += ">=" + std::to_string(*r.lower_bound());
-    if (r.upper_bound()) out += "<=" + std::to_string(*r.upper_bound());
-    if (r.min_values()) out += "#" + std::to_string(*r.min_values());
+    // Appended piecewise: `"literal" + std::string&&` trips a false g++ 12 -O3 -Wrestrict.
+    if (r.lower_bound()) {
+      out += ">=";
+      out += std::to_string(*r.lower_bound());
+    }
+    if (r.upper_bound()) {
+      out += "<=";
+      out += std::to_string(*r.upper_bound());
+    }
+    if (r.min_values()) {
+      out += '#';
+      out += std::to_string(*r.min_values());
+    }
     out += ';';
   }
   out += '|';

@@ -1,6 +1,7 @@
 #include "solver/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <limits>
@@ -8,7 +9,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "scheduling/well_known_labels.h"
 #include "solver/host_ports.h"
@@ -70,6 +74,33 @@ bool ToleratesHard(const std::vector<api::Taint>& taints, const api::Pod& pod) {
   return !FirstUntoleratedTaint(hard, pod).has_value();
 }
 
+// Every detail of `reqs` that offering compatibility can depend on, as text: equal texts mean
+// equal requirements (Requirements::String abbreviates long value lists).
+void AppendCanonical(const scheduling::Requirement& r, std::string& out) {
+  out += r.key();
+  out += r.complement() ? "!{" : "{";
+  for (const auto& v : r.Values()) {
+    out += v;
+    out += ',';
+  }
+  out += '}';
+  if (r.lower_bound()) {
+    out += ">=";
+    out += std::to_string(*r.lower_bound());
+  }
+  if (r.upper_bound()) {
+    out += "<=";
+    out += std::to_string(*r.upper_bound());
+  }
+  out += ';';
+}
+
+std::string CanonicalKey(const scheduling::Requirements& reqs) {
+  std::string out;
+  for (const auto& r : reqs) AppendCanonical(r, out);
+  return out;
+}
+
 struct TypeInfo {
   const cloud::InstanceType* type = nullptr;
   ResourceVector allocatable;
@@ -102,6 +133,7 @@ struct ExistingState {
 // A NodeClaim being built (Karpenter's scheduling.NodeClaim).
 struct ClaimState {
   int tmpl = 0;
+  int version = 0;  // bumped whenever `requirements` changes
   std::string hostname;
   scheduling::Requirements requirements;
   std::vector<int> pods;
@@ -131,6 +163,12 @@ struct PodState {
   // NodePool checks and topology-free placement failures.
   int base_cls = -1;
   bool topology = false;  // topology may narrow or reject its placements
+  // Pods whose hostname constraints exclude the same NodeClaims share this class (index into
+  // Solver::excluded_); -1 when no hostname constraint can exclude it.
+  int host_exclusion = -1;
+  // Topology::ConstraintKeys of the pod, valid while memo_epoch == Solver::topology_epoch_.
+  std::vector<std::string> memo_keys;
+  int memo_epoch = -1;
   bool counts = false;    // where it lands changes topology counts
   std::string error;
   bool placed = false;
@@ -162,6 +200,7 @@ class Solver {
   void BuildPods();
   core::Status BuildTopology();
   void Refresh(int p);  // recompute PodInfo and class after relaxation
+  void RefreshTopology(int p);  // recompute the pod's topology flags after Topology changed
 
   bool TryExisting(int p, int e);
   bool TryClaim(int p, int k);
@@ -184,6 +223,11 @@ class Solver {
   scheduling::CompatibilityOptions allow_;
   ResourceIndex index_;
   std::vector<TypeInfo> types_;
+  // Every label key some instance type or offering requires (the only keys type checks read).
+  std::set<std::string, std::less<>> type_keys_;
+  // FilterOptions' memo: requirements on type_keys_ (canonical text) -> per type, 1 when its
+  // requirements intersect and it has a compatible offering, 0 when not, -1 not yet known.
+  mutable std::unordered_map<std::string, std::vector<int8_t>> type_suits_;
   std::vector<Template> templates_;
   std::vector<ExistingState> existing_;
   std::vector<PodState> pods_;
@@ -194,9 +238,30 @@ class Solver {
   std::vector<int> claim_order_;  // claims by pod count ascending, then creation
   std::vector<int> claim_pos_;
   std::unique_ptr<Topology> topology_;
+  // Per host-exclusion class: 1 for claims Topology::HostExcluded ruled out (final, since
+  // topology counts only grow). Spares hostname anti-affinity pods a topology check against
+  // every earlier claim.
+  std::map<std::vector<int64_t>, int> exclusion_by_key_;
+  std::vector<std::vector<uint8_t>> excluded_;
   bool any_topology_ = false;  // some pod declares spread, affinity or anti-affinity
   std::unique_ptr<Preferences> preferences_;
   int hostname_counter_ = 0;
+  // During one Place(p) over NodeClaims (topology counts fixed): the keys topology consults for
+  // p, and the texts of those keys' requirements on claims where topology rejected p. Another
+  // claim requiring the same of those keys is rejected alike. Unused when a key is the hostname
+  // (every claim differs) or p is not topology-constrained.
+  // The claim's requirements on those keys are interned (memo_ids_) and cached per claim and
+  // requirements version, so the check costs O(1) per claim. Reading the claim's requirements
+  // rather than the pod-narrowed ones is finer, hence as exact.
+  std::vector<std::string> memo_keys_;
+  bool memo_on_ = false;
+  int topology_epoch_ = 0;  // bumped by every Topology::Update
+  std::vector<std::pair<int, int>>* memo_ids_of_claim_ = nullptr;  // (version + 1, id)
+  std::unordered_map<std::string, std::vector<std::pair<int, int>>> memo_cache_;  // by keys
+  std::unordered_map<std::string, int> memo_ids_;  // interned requirement texts
+  std::vector<uint8_t> memo_failed_;               // by id, for the current Place
+  std::vector<int> memo_failed_list_;              // ids set in memo_failed_
+  int MemoId(int k);
 };
 
 void Solver::BuildIndex() {
@@ -222,6 +287,10 @@ void Solver::BuildIndex() {
 void Solver::BuildTypes() {
   for (const auto& t : s_.instance_types) {
     types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
+    for (const auto& r : t->requirements) type_keys_.insert(r.key());
+    for (const auto& o : t->offerings) {
+      for (const auto& r : o.requirements) type_keys_.insert(r.key());
+    }
   }
 }
 
@@ -357,11 +426,21 @@ core::Status Solver::BuildTopology() {
   auto topo = Topology::Create(cluster, BuildDomainGroups(sources), pending);
   if (!topo.ok()) return topo.status();
   topology_ = std::move(topo).value();
-  for (size_t i = 0; i < pods_.size(); ++i) {
-    pods_[i].topology = topology_->MayConstrain(*pods_[i].pod);
-    pods_[i].counts = topology_->Counts(*pods_[i].pod);
-  }
+  for (size_t i = 0; i < pods_.size(); ++i) RefreshTopology(static_cast<int>(i));
   return core::Status::Ok();
+}
+
+void Solver::RefreshTopology(int p) {
+  PodState& ps = pods_[p];
+  ps.topology = topology_->MayConstrain(*ps.pod);
+  ps.counts = topology_->Counts(*ps.pod);
+  ps.host_exclusion = -1;
+  std::vector<int64_t> key = topology_->HostExclusionKey(*ps.pod);
+  if (key.empty()) return;
+  auto [it, inserted] =
+      exclusion_by_key_.emplace(std::move(key), static_cast<int>(excluded_.size()));
+  if (inserted) excluded_.emplace_back();
+  ps.host_exclusion = it->second;
 }
 
 bool Solver::TryExisting(int p, int e) {
@@ -378,9 +457,9 @@ bool Solver::TryExisting(int p, int e) {
     return false;
   }
   if (topology_ && ps.topology) {
-    auto tr = topology_->AddRequirements(*ps.pod, ex.in->taints, ps.info.strict_requirements,
-                                         ex.requirements);
-    if (!tr.ok() || !ex.requirements.IsCompatible(*tr)) return false;
+    auto tr = topology_->TryAddRequirements(*ps.pod, ex.in->taints, ps.info.strict_requirements,
+                                            ex.requirements);
+    if (!tr || !ex.requirements.IsCompatible(*tr)) return false;
   }
   SubtractFrom(ex.available, ps.info.requests);
   ex.ports.Add(ps.info.host_ports);
@@ -399,12 +478,26 @@ std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector
                                        bool reqs_changed) const {
   std::vector<int> kept;
   kept.reserve(c.options.size());
+  // Whether a type suits `reqs` depends only on the keys types and offerings define; claims
+  // narrowed the same way on those keys (e.g. to one zone) share the answers.
+  std::vector<int8_t>* suits = nullptr;
+  if (reqs_changed) {
+    std::string key;
+    for (const auto& r : reqs) {
+      if (type_keys_.count(r.key()) > 0) AppendCanonical(r, key);
+    }
+    suits = &type_suits_[key];
+    if (suits->empty()) suits->assign(types_.size(), -1);
+  }
   for (int t : c.options) {
     if (!Fits(requests, types_[t].allocatable)) continue;
-    if (reqs_changed) {
-      const cloud::InstanceType& it = *types_[t].type;
-      if (!it.requirements.IntersectsWith(reqs)) continue;
-      if (!HasCompatibleOffering(it, reqs, allow_)) continue;
+    if (suits != nullptr) {
+      int8_t& ok = (*suits)[t];
+      if (ok < 0) {
+        const cloud::InstanceType& it = *types_[t].type;
+        ok = it.requirements.IntersectsWith(reqs) && HasCompatibleOffering(it, reqs, allow_);
+      }
+      if (!ok) continue;
     }
     kept.push_back(t);
   }
@@ -446,6 +539,17 @@ bool Solver::TryClaim(int p, int k) {
   if (cs.dead_claim.size() < claims_.size()) cs.dead_claim.resize(claims_.size(), 0);
   if (cs.dead_claim[k]) return false;
   ClaimState& c = claims_[k];
+  if (ps.host_exclusion >= 0) {
+    // The claim's hostname is fixed, so a hostname constraint that already rules it out for
+    // this pod rules it out for good: no need to ask topology again.
+    std::vector<uint8_t>& excluded = excluded_[ps.host_exclusion];
+    if (excluded.size() < claims_.size()) excluded.resize(claims_.size(), 0);
+    if (excluded[k]) return false;
+    if (topology_->HostExcluded(*ps.pod, c.hostname)) {
+      excluded[k] = 1;
+      return false;
+    }
+  }
   auto dead = [&]() {
     cs.dead_claim[k] = 1;
     return false;
@@ -478,8 +582,17 @@ bool Solver::TryClaim(int p, int k) {
     const scheduling::Requirements& base = narrowed ? *narrowed : c.requirements;
     std::optional<scheduling::Requirements> topology_reqs;
     if (topology_ && ps.topology) {
-      auto tr = topology_->AddRequirements(*ps.pod, t.taints, ps.info.strict_requirements, base);
-      if (!tr.ok() || !base.IsCompatible(*tr, allow_)) return false;
+      const int memo = memo_on_ ? MemoId(k) : -1;
+      if (memo >= 0 && memo_failed_[memo]) return false;
+      auto tr = topology_->TryAddRequirements(*ps.pod, t.taints, ps.info.strict_requirements, base);
+      if (!tr) {
+        if (memo >= 0) {
+          memo_failed_[memo] = 1;
+          memo_failed_list_.push_back(memo);
+        }
+        return false;
+      }
+      if (!base.IsCompatible(*tr, allow_)) return false;
       topology_reqs = std::move(tr).value();
     }
     scheduling::Requirements merged = narrowed ? std::move(*narrowed) : c.requirements;
@@ -489,6 +602,7 @@ bool Solver::TryClaim(int p, int k) {
     if (!EnforceMinValues(merged, kept, nullptr)) return failed();
     c.options = std::move(kept);
     c.requirements = std::move(merged);
+    ++c.version;
   }
   c.requests = std::move(requests);
   SetMaxAllocatable(c);
@@ -497,6 +611,19 @@ bool Solver::TryClaim(int p, int k) {
   if (topology_ && ps.counts) topology_->Record(*ps.pod, t.taints, c.requirements);
   Promote(k);
   return true;
+}
+
+int Solver::MemoId(int k) {
+  std::vector<std::pair<int, int>>& ids = *memo_ids_of_claim_;
+  if (ids.size() < claims_.size()) ids.resize(claims_.size(), {0, -1});
+  const ClaimState& c = claims_[k];
+  if (ids[k].first == c.version + 1) return ids[k].second;
+  std::string text;
+  for (const auto& key : memo_keys_) AppendCanonical(c.requirements.Get(key), text);
+  auto [it, inserted] = memo_ids_.emplace(std::move(text), static_cast<int>(memo_ids_.size()));
+  if (inserted) memo_failed_.push_back(0);
+  ids[k] = {c.version + 1, it->second};
+  return it->second;
 }
 
 // Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
@@ -683,9 +810,43 @@ bool Solver::Place(int p) {
   for (size_t e = 0; e < existing_.size(); ++e) {
     if (TryExisting(p, static_cast<int>(e))) return true;
   }
-  for (size_t i = 0; i < claim_order_.size(); ++i) {
-    if (TryClaim(p, claim_order_[i])) return true;
+  memo_on_ = false;
+  if (topology_ && ps.topology && !claim_order_.empty()) {
+    if (ps.memo_epoch != topology_epoch_) {
+      ps.memo_keys = topology_->ConstraintKeys(*ps.pod);
+      ps.memo_epoch = topology_epoch_;
+    }
+    memo_keys_ = ps.memo_keys;
+    memo_on_ = std::find(memo_keys_.begin(), memo_keys_.end(), scheduling::kLabelHostname) ==
+               memo_keys_.end();
+    for (int id : memo_failed_list_) memo_failed_[id] = 0;
+    memo_failed_list_.clear();
+    if (memo_on_) {
+      std::string joined;
+      for (const auto& key : memo_keys_) joined += key + '\n';
+      memo_ids_of_claim_ = &memo_cache_[joined];
+    }
   }
+  // The cached verdicts TryClaim starts with, checked here too: with thousands of claims, most
+  // are already ruled out for this pod, and skipping them inline keeps the scan cheap.
+  ClassState& cs = classes_[ps.base_cls];
+  if (cs.dead_claim.size() < claims_.size()) cs.dead_claim.resize(claims_.size(), 0);
+  const std::vector<uint8_t>* excluded = nullptr;
+  if (ps.host_exclusion >= 0) {
+    std::vector<uint8_t>& ex = excluded_[ps.host_exclusion];
+    if (ex.size() < claims_.size()) ex.resize(claims_.size(), 0);
+    excluded = &ex;
+  }
+  for (size_t i = 0; i < claim_order_.size(); ++i) {
+    const int k = claim_order_[i];
+    if (cs.dead_claim[k] || (excluded != nullptr && (*excluded)[k])) continue;
+    if (memo_on_ && memo_failed_[MemoId(k)]) continue;  // as TryClaim would find
+    if (TryClaim(p, k)) {
+      memo_on_ = false;
+      return true;
+    }
+  }
+  memo_on_ = false;
   if (templates_.empty()) {
     ps.error = "no nodepool can launch nodes (none given)";
     return false;
@@ -795,14 +956,24 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
 
 void Solver::Finalize(Results& out) {
   std::set<std::string> names;
+  // Cheapest compatible offering per type, per distinct requirements: thousands of claims
+  // usually share a handful of requirement sets (NodePool, zone, capacity type).
+  std::unordered_map<std::string, std::vector<double>> prices_by_reqs;
   for (ClaimState& c : claims_) {
     const Template& tm = templates_[c.tmpl];
     scheduling::Requirements reqs = c.requirements;
     reqs.Remove(scheduling::kLabelHostname);
-    std::vector<const cloud::InstanceType*> its;
-    for (int t : c.options) its.push_back(types_[t].type);
+    std::vector<double>& prices = prices_by_reqs[CanonicalKey(reqs)];
+    if (prices.empty()) prices.assign(types_.size(), std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::pair<double, const cloud::InstanceType*>> priced;
+    priced.reserve(c.options.size());
+    for (int t : c.options) {
+      if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);
+      priced.emplace_back(prices[t], types_[t].type);
+    }
     std::vector<MinValuesShortfall> shortfalls;
-    its = OrderAndTruncate(std::move(its), reqs, allow_, kMaxInstanceTypes, &shortfalls);
+    std::vector<const cloud::InstanceType*> its =
+        OrderAndTruncate(std::move(priced), reqs, kMaxInstanceTypes, &shortfalls);
     if (!shortfalls.empty()) {
       if (!opts_.min_values_best_effort) {
         const auto& f = shortfalls.front();
@@ -910,9 +1081,9 @@ core::Result<Results> Solver::Run() {
     if (relaxed) {
       if (topology_) {
         core::Status st = topology_->Update(*ps.pod);
+        ++topology_epoch_;
         (void)st;  // a pod whose constraints cannot be re-derived keeps its old groups
-        ps.topology = topology_->MayConstrain(*ps.pod);
-        ps.counts = topology_->Counts(*ps.pod);
+        RefreshTopology(p);
       }
       Refresh(p);
     }

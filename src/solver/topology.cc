@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include "scheduling/label_selector.h"
@@ -35,6 +36,12 @@ std::optional<api::LabelSelector> MergedSelector(const std::optional<api::LabelS
     if (it != pod_labels.end()) merged.match_expressions.push_back({key, "NotIn", {it->second}});
   }
   return merged;
+}
+
+// Adds `value` to the sorted, duplicate-free `v`.
+void InsertSorted(std::vector<size_t>& v, size_t value) {
+  auto it = std::lower_bound(v.begin(), v.end(), value);
+  if (it == v.end() || *it != value) v.insert(it, value);
 }
 
 }  // namespace
@@ -107,6 +114,7 @@ TopologyGroup* Topology::Intern(std::vector<std::unique_ptr<TopologyGroup>>& gro
   if (count_existing) CountExisting(*group);
   TopologyGroup* g = group.get();
   index.emplace(g->constraint_key(), g);
+  position_.emplace(g, groups.size());
   groups.push_back(std::move(group));
   return g;
 }
@@ -137,7 +145,10 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
         tg->Record(node->name);
       }
     }
-    tg->AddOwner(PodIdentity(pod));
+    const std::string id = PodIdentity(pod);
+    last_owned_pod_ = nullptr;  // owned_ may gain an entry
+    tg->AddOwner(id);
+    InsertSorted(owned_[id].inverse, position_.at(tg));
   }
   return core::Status::Ok();
 }
@@ -145,6 +156,8 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
 core::Status Topology::Update(const api::Pod& pod) {
   const std::string id = PodIdentity(pod);
   for (auto& g : groups_) g->RemoveOwner(id);
+  last_owned_pod_ = nullptr;  // owned_ may gain an entry
+  if (auto it = owned_.find(id); it != owned_.end()) it->second.groups.clear();
 
   if (HasRequiredAntiAffinity(pod)) {
     NS_RETURN_IF_ERROR(
@@ -187,7 +200,9 @@ core::Status Topology::Update(const api::Pod& pod) {
   }
 
   for (auto& group : wanted) {
-    Intern(groups_, group_index_, std::move(group), /*count_existing=*/true)->AddOwner(id);
+    TopologyGroup* g = Intern(groups_, group_index_, std::move(group), /*count_existing=*/true);
+    g->AddOwner(id);
+    InsertSorted(owned_[id].groups, position_.at(g));
   }
   return core::Status::Ok();
 }
@@ -224,34 +239,125 @@ void Topology::CountExisting(TopologyGroup& group) const {
   }
 }
 
+const Topology::Owned* Topology::OwnedBy(const api::Pod& pod) const {
+  // The scheduler asks about one pod for many candidates in a row: remember the last answer
+  // (map nodes are stable, and an entry's contents are updated in place).
+  if (last_owned_pod_ == &pod && last_owned_uid_ == pod.metadata.uid && !pod.metadata.uid.empty()) {
+    return last_owned_;
+  }
+  // A uid is the identity itself: look it up without building a string.
+  auto it = pod.metadata.uid.empty() ? owned_.find(PodIdentity(pod))
+                                     : owned_.find(std::string_view(pod.metadata.uid));
+  const Owned* owned = it == owned_.end() ? nullptr : &it->second;
+  if (!pod.metadata.uid.empty()) {
+    last_owned_pod_ = &pod;
+    last_owned_uid_ = pod.metadata.uid;
+    last_owned_ = owned;
+  }
+  return owned;
+}
+
+bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints,
+                      const scheduling::Requirements& pod_requirements,
+                      const scheduling::Requirements& node_requirements,
+                      scheduling::Requirements& out, const TopologyGroup** failed) const {
+  out = node_requirements;
+  auto apply = [&](const TopologyGroup& group) {
+    scheduling::Requirement domains = group.Get(pod, pod_requirements.Get(group.key()),
+                                                node_requirements.Get(group.key()));
+    if (domains.Len() == 0) {
+      *failed = &group;
+      return false;
+    }
+    out.Add(domains);
+    return true;
+  };
+  if (const Owned* owned = OwnedBy(pod)) {
+    for (size_t i : owned->groups) {
+      if (!apply(*groups_[i])) return false;
+    }
+  }
+  // Other pods' required anti-affinity that selects this pod keeps it out of their domains.
+  for (const auto& g : inverse_groups_) {
+    if (g->Counts(pod, taints, node_requirements) && !apply(*g)) return false;
+  }
+  return true;
+}
+
 core::Result<scheduling::Requirements> Topology::AddRequirements(
     const api::Pod& pod, const std::vector<api::Taint>& taints,
     const scheduling::Requirements& pod_requirements,
     const scheduling::Requirements& node_requirements) const {
-  const std::string id = PodIdentity(pod);
-  scheduling::Requirements requirements = node_requirements;
-  auto apply = [&](const TopologyGroup& group) -> core::Status {
-    scheduling::Requirement pod_domains = pod_requirements.Get(group.key());
-    scheduling::Requirement node_domains = node_requirements.Get(group.key());
-    scheduling::Requirement domains = group.Get(pod, pod_domains, node_domains);
-    if (domains.Len() == 0) {
-      return core::Status(
-          core::StatusCode::kFailedPrecondition,
-          std::string("unsatisfiable topology constraint for ") + TopologyTypeName(group.type()) +
-              ", key=" + group.key() + " (counts = " + group.CountsString() + ", podDomains = " +
-              pod_domains.String() + ", nodeDomains = " + node_domains.String() + ")");
+  scheduling::Requirements requirements;
+  const TopologyGroup* failed = nullptr;
+  if (Narrow(pod, taints, pod_requirements, node_requirements, requirements, &failed)) {
+    return requirements;
+  }
+  const TopologyGroup& group = *failed;
+  return core::Status(
+      core::StatusCode::kFailedPrecondition,
+      std::string("unsatisfiable topology constraint for ") + TopologyTypeName(group.type()) +
+          ", key=" + group.key() + " (counts = " + group.CountsString() + ", podDomains = " +
+          pod_requirements.Get(group.key()).String() +
+          ", nodeDomains = " + node_requirements.Get(group.key()).String() + ")");
+}
+
+std::optional<scheduling::Requirements> Topology::TryAddRequirements(
+    const api::Pod& pod, const std::vector<api::Taint>& taints,
+    const scheduling::Requirements& pod_requirements,
+    const scheduling::Requirements& node_requirements) const {
+  std::optional<scheduling::Requirements> out(std::in_place);
+  const TopologyGroup* failed = nullptr;
+  if (!Narrow(pod, taints, pod_requirements, node_requirements, *out, &failed)) return std::nullopt;
+  return out;
+}
+
+bool Topology::HostExcluded(const api::Pod& pod, const std::string& host) const {
+  const Owned* owned = OwnedBy(pod);
+  if (owned == nullptr) return false;
+  for (size_t i : owned->groups) {
+    const TopologyGroup& g = *groups_[i];
+    if (g.key() != scheduling::kLabelHostname) continue;
+    auto it = g.counts().find(host);
+    const int count = it == g.counts().end() ? 0 : it->second;
+    // As TopologyGroup::Get on a node whose hostname domain is {host} (or narrower).
+    if (g.type() == TopologyType::kPodAntiAffinity && count > 0) return true;
+    if (g.type() == TopologyType::kSpread &&
+        static_cast<int64_t>(count) + (g.Selects(pod) ? 1 : 0) > g.max_skew()) {
+      return true;
     }
-    requirements.Add(domains);
-    return core::Status::Ok();
-  };
-  for (const auto& g : groups_) {
-    if (g->IsOwnedBy(id)) NS_RETURN_IF_ERROR(apply(*g));
   }
-  // Other pods' required anti-affinity that selects this pod keeps it out of their domains.
+  return false;
+}
+
+std::vector<std::string> Topology::ConstraintKeys(const api::Pod& pod) const {
+  std::vector<std::string> keys;
+  if (const Owned* owned = OwnedBy(pod)) {
+    for (size_t i : owned->groups) keys.push_back(groups_[i]->key());
+  }
+  // Inverse groups carry the default node filter (AddInverseAntiAffinity), which matches every
+  // node, so whether they apply depends on the pod alone.
   for (const auto& g : inverse_groups_) {
-    if (g->Counts(pod, taints, node_requirements)) NS_RETURN_IF_ERROR(apply(*g));
+    if (g->Selects(pod)) keys.push_back(g->key());
   }
-  return requirements;
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+std::vector<int64_t> Topology::HostExclusionKey(const api::Pod& pod) const {
+  std::vector<int64_t> key;
+  const Owned* owned = OwnedBy(pod);
+  if (owned == nullptr) return key;
+  for (size_t i : owned->groups) {
+    const TopologyGroup& g = *groups_[i];
+    if (g.key() != scheduling::kLabelHostname) continue;
+    if (g.type() == TopologyType::kPodAntiAffinity) key.push_back(static_cast<int64_t>(i) * 2);
+    if (g.type() == TopologyType::kSpread) {
+      key.push_back(static_cast<int64_t>(i) * 2 + (g.Selects(pod) ? 1 : 0));
+    }
+  }
+  return key;
 }
 
 void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
@@ -268,9 +374,10 @@ void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints
     }
   }
   // The pod's own required anti-affinity: remember where it may be, even if not yet decided.
-  const std::string id = PodIdentity(pod);
-  for (auto& g : inverse_groups_) {
-    if (!g->IsOwnedBy(id)) continue;
+  const Owned* owned = OwnedBy(pod);
+  if (owned == nullptr) return;
+  for (size_t i : owned->inverse) {
+    TopologyGroup* g = inverse_groups_[i].get();
     scheduling::Requirement domains = requirements.Get(g->key());
     if (!domains.complement()) g->Record(domains.Values());
   }
@@ -286,10 +393,8 @@ void Topology::Register(const std::string& topology_key, const std::string& doma
 }
 
 bool Topology::MayConstrain(const api::Pod& pod) const {
-  const std::string id = PodIdentity(pod);
-  for (const auto& g : groups_) {
-    if (g->IsOwnedBy(id)) return true;
-  }
+  const Owned* owned = OwnedBy(pod);
+  if (owned != nullptr && !owned->groups.empty()) return true;
   for (const auto& g : inverse_groups_) {
     if (g->Selects(pod)) return true;
   }
@@ -300,18 +405,14 @@ bool Topology::Counts(const api::Pod& pod) const {
   for (const auto& g : groups_) {
     if (g->Selects(pod)) return true;
   }
-  const std::string id = PodIdentity(pod);
-  for (const auto& g : inverse_groups_) {
-    if (g->IsOwnedBy(id)) return true;
-  }
-  return false;
+  const Owned* owned = OwnedBy(pod);
+  return owned != nullptr && !owned->inverse.empty();
 }
 
 std::vector<const TopologyGroup*> Topology::GroupsOwnedBy(const api::Pod& pod) const {
   std::vector<const TopologyGroup*> out;
-  const std::string id = PodIdentity(pod);
-  for (const auto& g : groups_) {
-    if (g->IsOwnedBy(id)) out.push_back(g.get());
+  if (const Owned* owned = OwnedBy(pod)) {
+    for (size_t i : owned->groups) out.push_back(groups_[i].get());
   }
   return out;
 }

@@ -42,8 +42,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "api/meta.h"
@@ -105,6 +107,27 @@ class Topology {
       const api::Pod& pod, const std::vector<api::Taint>& taints,
       const scheduling::Requirements& pod_requirements,
       const scheduling::Requirements& node_requirements) const;
+  // AddRequirements without the error message: nullopt where it fails. The scheduler tries
+  // many candidates per pod and discards the reasons, so formatting them is wasted work.
+  std::optional<scheduling::Requirements> TryAddRequirements(
+      const api::Pod& pod, const std::vector<api::Taint>& taints,
+      const scheduling::Requirements& pod_requirements,
+      const scheduling::Requirements& node_requirements) const;
+
+  // True when P can never be placed on the node whose hostname is `host` (the node's
+  // requirements allow no other hostname), whatever else is placed later: P owns a hostname
+  // anti-affinity whose group already counts a pod there, or a hostname spread whose count there
+  // (plus P itself) already exceeds maxSkew. Counts only grow during a solve, so a true answer is
+  // final. False means "maybe": AddRequirements decides.
+  bool HostExcluded(const api::Pod& pod, const std::string& host) const;
+  // The groups HostExcluded consults for P, as an opaque key: pods with equal keys get equal
+  // HostExcluded answers for every host. Empty when nothing can exclude P by hostname.
+  std::vector<int64_t> HostExclusionKey(const api::Pod& pod) const;
+  // The topology keys whose node requirement AddRequirements(P, ...) consults: those of the
+  // groups P owns and of the anti-affinity groups of other pods that select P (sorted, unique).
+  // Until the next Record/Register/Update, AddRequirements(P, taints, pod_requirements, node)
+  // succeeds or fails alike for every node that requires the same of each of these keys.
+  std::vector<std::string> ConstraintKeys(const api::Pod& pod) const;
 
   // Counts P into every group that selects it, given it landed on a node with `requirements`.
   // Spread and affinity groups count only a single known domain; anti-affinity groups block
@@ -131,6 +154,20 @@ class Topology {
 
   // Tracks the required anti-affinity terms of `pod`; `node` (may be null) is where it runs.
   core::Status AddInverseAntiAffinity(const api::Pod& pod, const TopologyNode* node);
+  // Groups owned by one pending pod, in creation order (indices into groups_ and
+  // inverse_groups_), so per-attempt work does not look the pod up in every group.
+  struct Owned {
+    std::vector<size_t> groups;
+    std::vector<size_t> inverse;
+  };
+  // The groups `pod` owns, or null when it owns none.
+  const Owned* OwnedBy(const api::Pod& pod) const;
+  // Applies every constraint on P to `out` (a copy of node_requirements); on failure returns
+  // false and sets *failed to the first group that left no domain.
+  bool Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints,
+              const scheduling::Requirements& pod_requirements,
+              const scheduling::Requirements& node_requirements,
+              scheduling::Requirements& out, const TopologyGroup** failed) const;
   const TopologyDomainGroup* DomainsFor(const std::string& key) const;
   core::Result<std::set<std::string>> NamespacesFor(const api::Pod& pod,
                                                     const api::PodAffinityTerm& term) const;
@@ -152,6 +189,13 @@ class Topology {
   std::vector<std::unique_ptr<TopologyGroup>> inverse_groups_;
   std::map<std::string, TopologyGroup*> group_index_;  // constraint key -> group
   std::map<std::string, TopologyGroup*> inverse_index_;
+  // Pod identity -> the groups it owns; mirrors TopologyGroup::IsOwnedBy.
+  std::map<std::string, Owned, std::less<>> owned_;
+  std::unordered_map<const TopologyGroup*, size_t> position_;  // index in groups_/inverse_groups_
+  // One-entry cache of OwnedBy (pod address and uid checked on every hit).
+  mutable const api::Pod* last_owned_pod_ = nullptr;
+  mutable std::string last_owned_uid_;
+  mutable const Owned* last_owned_ = nullptr;
 };
 
 }  // namespace nodesmith::solver

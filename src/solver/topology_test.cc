@@ -721,6 +721,73 @@ TEST(Topology, MayConstrainAndCountsTellWhichPodsTopologyCaresAbout) {
   EXPECT_FALSE(t.Counts(loner));
 }
 
+TEST(Topology, TryAddRequirementsAgreesWithAddRequirementsWithoutTheMessage) {
+  TopologyHarness h;
+  api::Pod tmpl = MakePod("web");
+  WithAntiAffinity(tmpl, Term(kHostname));
+  ASSERT_TRUE(h.Start(Replicas(2, tmpl)).ok());
+  ASSERT_EQ(*h.Place(0), "hostname-placeholder-1");
+  Requirements taken;
+  taken.Add(Requirement::In(kHostname, {"hostname-placeholder-1"}));
+  Requirements fresh;
+  fresh.Add(Requirement::In(kHostname, {"hostname-placeholder-9"}));
+  const Topology& t = h.topology();
+  const api::Pod& pod = h.pending(1);
+  Requirements pod_reqs = Requirements::FromPodStrict(pod);
+  auto full = t.AddRequirements(pod, {}, pod_reqs, taken);
+  ASSERT_FALSE(full.ok());
+  EXPECT_THAT(full.status().message(), HasSubstr("unsatisfiable topology constraint for pod anti-affinity"));
+  EXPECT_FALSE(t.TryAddRequirements(pod, {}, pod_reqs, taken).has_value());
+  auto ok = t.TryAddRequirements(pod, {}, pod_reqs, fresh);
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_TRUE(*ok == *t.AddRequirements(pod, {}, pod_reqs, fresh));
+}
+
+TEST(Topology, HostExcludedOnceAHostnameGroupCountsAPodThere) {
+  TopologyHarness h;
+  api::Pod anti = MakePod("web");
+  WithAntiAffinity(anti, Term(kHostname));
+  api::Pod spread = MakePod("api", {{"app", "api"}});
+  spread.spec.topology_spread_constraints.push_back(Spread(kHostname, 2, {{"app", "api"}}));
+  api::Pod zonal = MakePod("zonal", {{"app", "zonal"}});
+  zonal.spec.topology_spread_constraints.push_back(Spread(kZone, 1, {{"app", "zonal"}}));
+  std::vector<api::Pod> pending = Replicas(2, anti);
+  for (const auto& p : Replicas(3, spread)) pending.push_back(p);
+  pending.push_back(zonal);
+  ASSERT_TRUE(h.Start(pending).ok());
+  const Topology& t = h.topology();
+  // Before anything is placed nothing is excluded.
+  EXPECT_FALSE(t.HostExcluded(h.pending(1), "hostname-placeholder-1"));
+  ASSERT_EQ(*h.Place(0), "hostname-placeholder-1");
+  EXPECT_TRUE(t.HostExcluded(h.pending(1), "hostname-placeholder-1"));
+  EXPECT_FALSE(t.HostExcluded(h.pending(1), "hostname-placeholder-2"));
+  // maxSkew 2: the third api pod is excluded only once two are on the node.
+  ASSERT_EQ(*h.Place(2), "hostname-placeholder-1");
+  EXPECT_FALSE(t.HostExcluded(h.pending(4), "hostname-placeholder-1"));
+  ASSERT_EQ(*h.Place(3), "hostname-placeholder-1");
+  EXPECT_TRUE(t.HostExcluded(h.pending(4), "hostname-placeholder-1"));
+  // Zone constraints never exclude by hostname.
+  EXPECT_FALSE(t.HostExcluded(h.pending(5), "hostname-placeholder-1"));
+  // Replicas share an exclusion key; other constraints do not.
+  EXPECT_EQ(t.HostExclusionKey(h.pending(0)), t.HostExclusionKey(h.pending(1)));
+  EXPECT_NE(t.HostExclusionKey(h.pending(0)), t.HostExclusionKey(h.pending(2)));
+  EXPECT_TRUE(t.HostExclusionKey(h.pending(5)).empty());
+}
+
+TEST(Topology, ConstraintKeysAreTheOwnedAndRepellingGroupsKeys) {
+  TopologyHarness h;
+  api::Pod zonal = MakePod("zonal", {{"app", "zonal"}});
+  zonal.spec.topology_spread_constraints.push_back(Spread(kZone, 1, {{"app", "zonal"}}));
+  api::Pod anti = MakePod("web");
+  WithAntiAffinity(anti, Term(kHostname, {{"app", "zonal"}}));  // repels zonal pods by host
+  api::Pod loner = MakePod("loner", {{"app", "loner"}});
+  ASSERT_TRUE(h.Start({zonal, anti, loner}).ok());
+  const Topology& t = h.topology();
+  EXPECT_THAT(t.ConstraintKeys(zonal), ElementsAre(kHostname, kZone));
+  EXPECT_THAT(t.ConstraintKeys(anti), ElementsAre(kHostname));
+  EXPECT_TRUE(t.ConstraintKeys(loner).empty());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
