@@ -6,7 +6,6 @@ packages=(
   g++ cmake make pkg-config git python3
   libyaml-cpp-dev        # YAML/JSON manifest parsing
   nlohmann-json3-dev     # JSON object model and output
-  libfmt-dev             # formatting
   libcli11-dev           # command-line parsing
   coinor-libclp-dev      # LP lower bounds (COIN-OR CLP)
   libgtest-dev libgmock-dev  # unit tests

@@ -1,6 +1,7 @@
 #include "sim/kube_scheduler.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -10,11 +11,31 @@
 #include "scheduling/node_selector.h"
 #include "scheduling/pod_requests.h"
 #include "scheduling/taints.h"
+#include "scheduling/requirements.h"
+#include "scheduling/well_known_labels.h"
+#include "solver/topology.h"
 
 namespace nodesmith::sim {
 namespace {
 
 constexpr const char* kLogger = "kube-scheduler";
+
+// Whether placing `pod` depends on where other pods are: spread, pod affinity or anti-affinity.
+bool HasPodTopology(const api::Pod& pod) {
+  if (!pod.spec.topology_spread_constraints.empty()) return true;
+  const auto& a = pod.spec.affinity;
+  return a && ((a->pod_affinity && (!a->pod_affinity->required.empty() ||
+                                    !a->pod_affinity->preferred.empty())) ||
+               (a->pod_anti_affinity && (!a->pod_anti_affinity->required.empty() ||
+                                         !a->pod_anti_affinity->preferred.empty())));
+}
+
+// A node's labels as requirements, with its hostname, as the topology counts domains.
+scheduling::Requirements NodeRequirements(const api::Node& node) {
+  api::Labels labels = node.metadata.labels;
+  labels.emplace(scheduling::kLabelHostname, node.metadata.name);
+  return scheduling::Requirements::FromLabels(labels);
+}
 
 // The share of cpu and memory left free, averaged: higher is less allocated.
 double FreeShare(const api::ResourceList& allocatable, const api::ResourceList& used) {
@@ -86,9 +107,11 @@ void KubeScheduler::Schedule() {
   });
 
   std::vector<api::Pod> pending;
+  bool any_topology = false;
   cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
     const auto& pod = std::get<api::Pod>(o);
     if (!api::IsActive(pod)) return;
+    any_topology = any_topology || HasPodTopology(pod);
     if (pod.spec.node_name.empty()) {
       pending.push_back(pod);
       return;
@@ -129,10 +152,36 @@ void KubeScheduler::Schedule() {
     return a.second.metadata.Key() < b.second.metadata.Key();
   });
 
+  // Spread, pod affinity and anti-affinity are checked with the solver's own Topology, over
+  // the pods bound now; only built when some pod declares them (the common case skips it).
+  std::unique_ptr<solver::Topology> topology;
+  std::vector<api::Pod> bound;
+  if (any_topology) {
+    solver::TopologyCluster topology_cluster;
+    std::set<std::string> node_names;
+    for (auto& node : cluster_.List<api::Node>()) {
+      node_names.insert(node.metadata.name);
+      topology_cluster.nodes.push_back(solver::TopologyNode{
+          node.metadata.name, node.metadata.labels, node.spec.taints, false});
+    }
+    for (auto& pod : cluster_.List<api::Pod>()) {
+      if (api::IsActive(pod) && node_names.count(pod.spec.node_name)) bound.push_back(std::move(pod));
+    }
+    for (const auto& pod : bound) topology_cluster.bound_pods.push_back(&pod);
+    std::vector<const api::Pod*> pending_pods;
+    for (const auto& entry : queue) pending_pods.push_back(&entry.second);
+    auto created = solver::Topology::Create(topology_cluster, solver::BuildDomainGroups({}),
+                                            pending_pods);
+    if (created.ok()) topology = std::move(created).value();
+  }
+
   std::set<std::string> failed_templates;
   for (auto& [nominee, pod] : queue) {
+    const bool constrained = topology && topology->MayConstrain(pod);
+    const scheduling::Requirements pod_requirements =
+        constrained ? scheduling::Requirements::FromPodStrict(pod) : scheduling::Requirements();
     std::string tkey = TemplateKey(pod);
-    bool skip = !nominee && !tkey.empty() && failed_templates.count(tkey);
+    bool skip = !nominee && !tkey.empty() && !constrained && failed_templates.count(tkey);
     std::optional<size_t> chosen;
     if (!skip && !candidates.empty()) {
       const api::ResourceList& requests = RequestsOf(pod);
@@ -143,7 +192,12 @@ void KubeScheduler::Schedule() {
           return false;
         }
         if (!affinity.Matches(c.node)) return false;
-        return api::ResourceList::Sum(c.used, requests).Fits(c.node.status.allocatable);
+        if (!api::ResourceList::Sum(c.used, requests).Fits(c.node.status.allocatable)) return false;
+        if (!constrained) return true;
+        scheduling::Requirements node_requirements = NodeRequirements(c.node);
+        auto narrowed = topology->TryAddRequirements(pod, c.node.spec.taints, pod_requirements,
+                                                     node_requirements);
+        return narrowed && node_requirements.IsCompatible(*narrowed);
       };
       if (nominee && fits(candidates[*nominee])) {
         chosen = nominee;
@@ -162,7 +216,7 @@ void KubeScheduler::Schedule() {
     }
     std::string key = pod.metadata.Key();
     if (!chosen) {
-      if (!tkey.empty() && !nominee) failed_templates.insert(tkey);
+      if (!tkey.empty() && !nominee && !constrained) failed_templates.insert(tkey);
       bool marked = false;
       for (const auto& c : pod.status.conditions) {
         marked = marked || (c.type == "PodScheduled" && c.status == "False");
@@ -179,6 +233,9 @@ void KubeScheduler::Schedule() {
       continue;
     }
     c.used.Add(RequestsOf(pod));
+    if (topology && topology->Counts(pod)) {
+      topology->Record(pod, c.node.spec.taints, NodeRequirements(c.node));
+    }
     nominated_.erase(key);
     recorder_.Record({runtime::LogLevel::kInfo, kLogger,
                       "Bound pod " + key + " to node " + c.node.metadata.name, "PodBound",

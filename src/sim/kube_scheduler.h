@@ -9,8 +9,9 @@
 // provisioner's PodNominated event, to a node or to a NodeClaim whose node it now is) is a
 // candidate go first and to that node when they fit. Otherwise the node left least allocated
 // wins (kube-scheduler's default LeastAllocated score), ties by name. A pod that fits nowhere
-// gets PodScheduled=False/Unschedulable, once. Inter-pod affinity and topology spread are not
-// checked here (the provisioner's solver plans by them).
+// gets PodScheduled=False/Unschedulable, once. Inter-pod affinity, anti-affinity and topology
+// spread are checked with the provisioner solver's own Topology (solver/topology.h), counted
+// over the pods bound at the start of the pass and those the pass binds.
 //
 // Runs one coalesced pass per instant when an unbound pod appears or changes, a pod is
 // deleted, or a node changes. Each bind is recorded as `PodBound`. Not thread-safe.

@@ -133,5 +133,59 @@ TEST_F(KubeSchedulerTest, CountsThePodsAlreadyOnANode) {
   EXPECT_EQ(NodeOf("a"), "n1");
 }
 
+// Given pods that repel each other on kubernetes.io/hostname, expect one per node: the
+// kube-scheduler honours the same anti-affinity the provisioner planned by.
+TEST_F(KubeSchedulerTest, HostnameAntiAffinityPutsOnePodOnEachNode) {
+  ASSERT_TRUE(cluster_.Create(Node("n1", "8")).ok());
+  ASSERT_TRUE(cluster_.Create(Node("n2", "8")).ok());
+  auto repelling = [&](const std::string& name) {
+    api::Pod p = Pod(name, "1");
+    p.metadata.labels["app"] = "web";
+    api::PodAffinityTerm term;
+    term.label_selector = api::LabelSelector{{{"app", "web"}}, {}};
+    term.topology_key = "kubernetes.io/hostname";
+    p.spec.affinity = api::Affinity{};
+    p.spec.affinity->pod_anti_affinity = api::PodAffinity{{term}, {}};
+    return p;
+  };
+  for (const char* p : {"a", "b", "c"}) ASSERT_TRUE(cluster_.Create(repelling(p)).ok());
+  Settle();
+  EXPECT_EQ(NodeOf("a"), "n1");
+  EXPECT_EQ(NodeOf("b"), "n2");
+  EXPECT_EQ(NodeOf("c"), "") << "both nodes already hold a web pod";
+
+  // A pod without the constraint still shares a node with them.
+  ASSERT_TRUE(cluster_.Create(Pod("plain", "1")).ok());
+  Settle();
+  EXPECT_NE(NodeOf("plain"), "");
+}
+
+// Given a zone spread with maxSkew 1 and a pod already in zone a, expect the next pod in b,
+// although zone a's node is the less allocated one the default score would pick.
+TEST_F(KubeSchedulerTest, ZoneSpreadSendsThePodToTheEmptierZone) {
+  api::Node a = Node("na", "16");
+  a.metadata.labels["topology.kubernetes.io/zone"] = "a";
+  api::Node b = Node("nb", "2");
+  b.metadata.labels["topology.kubernetes.io/zone"] = "b";
+  ASSERT_TRUE(cluster_.Create(a).ok());
+  ASSERT_TRUE(cluster_.Create(b).ok());
+  auto spread = [&](const std::string& name) {
+    api::Pod p = Pod(name, "1");
+    p.metadata.labels["app"] = "api";
+    api::TopologySpreadConstraint c;
+    c.max_skew = 1;
+    c.topology_key = "topology.kubernetes.io/zone";
+    c.label_selector = api::LabelSelector{{{"app", "api"}}, {}};
+    p.spec.topology_spread_constraints.push_back(c);
+    return p;
+  };
+  api::Pod bound = spread("bound-1");
+  bound.spec.node_name = "na";
+  ASSERT_TRUE(cluster_.Create(bound).ok());
+  ASSERT_TRUE(cluster_.Create(spread("next")).ok());
+  Settle();
+  EXPECT_EQ(NodeOf("next"), "nb");
+}
+
 }  // namespace
 }  // namespace nodesmith::sim
