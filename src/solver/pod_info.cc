@@ -7,33 +7,35 @@ namespace nodesmith::solver {
 namespace {
 
 void AppendRequirements(const scheduling::Requirements& reqs, std::string& out) {
-  for (const auto& r : reqs) {
-    out += r.key();
-    out += r.complement() ? "!{" : "{";
-    for (const auto& v : r.Values()) {
-      out += v;
-      out += ',';
-    }
-    out += '}';
-    // Appended piecewise: `"literal" + std::string&&` trips a false g++ 12 -O3 -Wrestrict.
-    if (r.lower_bound()) {
-      out += ">=";
-      out += std::to_string(*r.lower_bound());
-    }
-    if (r.upper_bound()) {
-      out += "<=";
-      out += std::to_string(*r.upper_bound());
-    }
-    if (r.min_values()) {
-      out += '#';
-      out += std::to_string(*r.min_values());
-    }
-    out += ';';
-  }
+  for (const auto& r : reqs) AppendCanonicalText(r, /*with_min_values=*/true, out);
   out += '|';
 }
 
 }  // namespace
+
+void AppendCanonicalText(const scheduling::Requirement& r, bool with_min_values, std::string& out) {
+  out += r.key();
+  out += r.complement() ? "!{" : "{";
+  for (const auto& v : r.Values()) {
+    out += v;
+    out += ',';
+  }
+  out += '}';
+  // Appended piecewise: `"literal" + std::string&&` trips a false g++ 12 -O3 -Wrestrict.
+  if (r.lower_bound()) {
+    out += ">=";
+    out += std::to_string(*r.lower_bound());
+  }
+  if (r.upper_bound()) {
+    out += "<=";
+    out += std::to_string(*r.upper_bound());
+  }
+  if (with_min_values && r.min_values()) {
+    out += '#';
+    out += std::to_string(*r.min_values());
+  }
+  out += ';';
+}
 
 api::ResourceList PodRequestsWithPodCount(const api::Pod& pod) {
   return scheduling::PodRequests(pod);  // includes pods: 1

@@ -31,6 +31,11 @@ struct PodInfo {
 // Karpenter's RequestsForPods.
 api::ResourceList PodRequestsWithPodCount(const api::Pod& pod);
 
+// Appends every detail of `r` as text, so equal texts mean equal requirements
+// (Requirement::String abbreviates long value lists). `with_min_values` adds minValues, which
+// pod classes depend on but offering compatibility does not.
+void AppendCanonicalText(const scheduling::Requirement& r, bool with_min_values, std::string& out);
+
 // Fills every field of PodInfo from the pod's current spec. `request_list` is
 // PodRequestsWithPodCount(pod), when the caller has it already (empty: computed here).
 PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,

@@ -74,25 +74,9 @@ bool ToleratesHard(const std::vector<api::Taint>& taints, const api::Pod& pod) {
   return !FirstUntoleratedTaint(hard, pod).has_value();
 }
 
-// Every detail of `reqs` that offering compatibility can depend on, as text: equal texts mean
-// equal requirements (Requirements::String abbreviates long value lists).
+// Every detail of a requirement that offering compatibility can depend on, as text.
 void AppendCanonical(const scheduling::Requirement& r, std::string& out) {
-  out += r.key();
-  out += r.complement() ? "!{" : "{";
-  for (const auto& v : r.Values()) {
-    out += v;
-    out += ',';
-  }
-  out += '}';
-  if (r.lower_bound()) {
-    out += ">=";
-    out += std::to_string(*r.lower_bound());
-  }
-  if (r.upper_bound()) {
-    out += "<=";
-    out += std::to_string(*r.upper_bound());
-  }
-  out += ';';
+  AppendCanonicalText(r, /*with_min_values=*/false, out);
 }
 
 std::string CanonicalKey(const scheduling::Requirements& reqs) {
