@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -216,8 +215,9 @@ TEST(QuantityParse, HugeAndTinyExponentsAreBounded) {
   EXPECT_EQ(Quantity::MustParse("-9Ei").Value(), -std::numeric_limits<int64_t>::max());
 }
 
-TEST(QuantityParse, TenMegabyteInputsFinishQuickly) {
-  const auto start = std::chrono::steady_clock::now();
+// Hostile sizes are parsed or refused, never hang or crash (ctest's timeout guards a hang; speed
+// itself belongs in bench/, not in a timed test).
+TEST(QuantityParse, TenMegabyteInputsAreParsedOrRefusedWithAShortMessage) {
   const std::string digits(10 * 1000 * 1000, '9');
   EXPECT_FALSE(Quantity::Parse(digits).ok());
   EXPECT_EQ(Quantity::MustParse(digits + "Ki").Value(), std::numeric_limits<int64_t>::max());
@@ -227,11 +227,10 @@ TEST(QuantityParse, TenMegabyteInputsFinishQuickly) {
   // Ten nines before the point, then millions after: rounds up at the nano digit.
   EXPECT_EQ(Quantity::MustParse(digits + "e-9999990").String(), "10e9");
   EXPECT_EQ(Quantity::MustParse(std::string(digits.size(), '0') + "5").String(), "5");
-  EXPECT_FALSE(Quantity::Parse(digits + "x").ok());
   EXPECT_FALSE(Quantity::Parse("1" + std::string(digits.size(), 'k')).ok());
   core::Result<Quantity> bad = Quantity::Parse(digits + "x");
+  ASSERT_FALSE(bad.ok());
   EXPECT_LT(bad.status().message().size(), 300u);  // the message quotes an excerpt
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST(QuantityParse, FractionalBinaryRoundsUpToNanos) {
