@@ -190,5 +190,154 @@ class Catalog(unittest.TestCase):
         self.assertGreater(len(json.loads(out)["instanceTypes"]), 10)
 
 
+DISRUPT_EXAMPLE = os.path.join(EXAMPLES, "disrupt")
+# A Saturday, more than consolidateAfter (30m) after the last pod change on every node.
+SNAPSHOT_NOW = "2025-06-07T12:30:00Z"
+
+
+def disrupt(*extra, now=SNAPSHOT_NOW, files=(DISRUPT_EXAMPLE,)):
+    args = ["disrupt", "-o", "json", "--now", now]
+    for f in files:
+        args += ["-f", f]
+    code, out, err = run(*args, *extra)
+    assert code == 0, f"disrupt exited {code}: {err}"
+    return json.loads(out)
+
+
+class Disrupt(unittest.TestCase):
+    """examples/disrupt: seven on-demand nodes of one NodePool. ip-10-0-2-10 runs only kube-proxy,
+    ip-10-0-2-20 and ip-10-0-2-30 (m5.xlarge) carry three small cart pods between them,
+    ip-10-0-3-10 passed its expireAfter, ip-10-0-1-20 runs a do-not-disrupt pod and the api PDB
+    allows no eviction from ip-10-0-1-30."""
+
+    def test_first_command_deletes_the_empty_node(self):
+        p = disrupt()
+        self.assertEqual(p["kind"], "DisruptionPlan")
+        self.assertEqual(len(p["commands"]), 1)
+        command = p["commands"][0]
+        self.assertEqual(command["method"], "emptiness")
+        self.assertEqual(command["reason"], "Empty")
+        self.assertEqual(command["candidates"], ["ip-10-0-2-10"])
+        self.assertEqual(command["replacements"], [])
+        self.assertAlmostEqual(command["savingsPerHour"], 0.096)  # an on-demand m5.large
+        summary = p["summary"]
+        self.assertEqual(summary["nodes"], 7)
+        # m5.2xlarge + 3 m5.large + 2 m5.xlarge + c5.xlarge, on-demand in us-west-2.
+        self.assertAlmostEqual(summary["pricePerHourBefore"], 0.384 + 3 * 0.096 + 2 * 0.192 + 0.17)
+        self.assertAlmostEqual(summary["pricePerHourAfter"], summary["pricePerHourBefore"] - 0.096)
+        self.assertGreaterEqual(summary["solveSeconds"], 0)
+
+    def test_blocked_names_the_do_not_disrupt_pod_and_the_pdb(self):
+        blocked = {b["node"]: b["reason"] for b in disrupt()["blocked"]}
+        self.assertIn("ip-10-0-1-20", blocked)
+        self.assertIn("shop/ledger-0", blocked["ip-10-0-1-20"])
+        self.assertIn("karpenter.sh/do-not-disrupt", blocked["ip-10-0-1-20"])
+        self.assertIn("ip-10-0-1-30", blocked)
+        self.assertIn("shop/api", blocked["ip-10-0-1-30"])
+        self.assertIn("pdb", blocked["ip-10-0-1-30"].lower())
+        self.assertNotIn("ip-10-0-2-10", blocked)
+
+    def test_until_stable_lists_every_command_and_converges(self):
+        p = disrupt("--until-stable")
+        commands = p["commands"]
+        self.assertGreaterEqual(len(commands), 3, commands)
+        self.assertEqual(commands[0]["candidates"], ["ip-10-0-2-10"])
+        # Karpenter's order: emptiness, drift, expiration, then consolidation.
+        expired = [c for c in commands if c["method"] == "expiration"]
+        self.assertEqual([c["candidates"] for c in expired], [["ip-10-0-3-10"]])
+        self.assertEqual(expired[0]["reason"], "Expired")
+        disrupted = [n for c in commands for n in c["candidates"]]
+        self.assertEqual(len(disrupted), len(set(disrupted)), "a node disrupted twice")
+        # The underutilised pair is consolidated away; the blocked nodes are never touched.
+        for node in ["ip-10-0-2-20", "ip-10-0-2-30"]:
+            self.assertIn(node, disrupted)
+        self.assertTrue(any(c["reason"] == "Underutilized" for c in commands))
+        for node in ["ip-10-0-1-20", "ip-10-0-1-30"]:
+            self.assertNotIn(node, disrupted)
+        for c in commands:
+            self.assertIn(c["method"], ["emptiness", "drift", "expiration", "multi-node", "single-node"])
+            if c["reason"] == "Underutilized":
+                self.assertGreater(c["savingsPerHour"], 0, c)
+        summary = p["summary"]
+        self.assertAlmostEqual(summary["pricePerHourAfter"],
+                               summary["pricePerHourBefore"] - sum(c["savingsPerHour"] for c in commands))
+        self.assertLess(summary["pricePerHourAfter"], summary["pricePerHourBefore"] - 0.096)
+
+    def test_json_follows_the_contract(self):
+        p = disrupt("--until-stable")
+        self.assertEqual(set(p), {"kind", "commands", "blocked", "summary"})
+        for field in ["nodes", "pricePerHourBefore", "pricePerHourAfter", "solveSeconds"]:
+            self.assertIn(field, p["summary"])
+        for c in p["commands"]:
+            for field in ["method", "reason", "candidates", "replacements", "savingsPerHour"]:
+                self.assertIn(field, c)
+            self.assertIn(c["reason"], ["Empty", "Drifted", "Expired", "Underutilized"])
+        replacements = [r for c in p["commands"] for r in c["replacements"]]
+        self.assertTrue(replacements, "expected at least one replacement NodeClaim")
+        for r in replacements:  # the shape of plan's newNodeClaims
+            for field in ["name", "nodePool", "instanceTypeOptions", "launch", "labels", "taints",
+                          "requests", "pods"]:
+                self.assertIn(field, r)
+            self.assertEqual(set(r["launch"]), {"instanceType", "zone", "capacityType", "pricePerHour"})
+            self.assertEqual(r["launch"]["capacityType"], "on-demand")
+            self.assertEqual(r["nodePool"], "default")
+            self.assertIn(r["launch"]["instanceType"], r["instanceTypeOptions"])
+        for b in p["blocked"]:
+            self.assertEqual(set(b), {"node", "reason"})
+
+    def test_nothing_is_consolidated_before_consolidate_after_elapses(self):
+        # 11:45: every node had a pod event after 11:15, and consolidateAfter is 30m. The expired
+        # node is replaced regardless: expiration does not wait for consolidateAfter.
+        p = disrupt("--until-stable", now="2025-06-07T11:45:00Z")
+        reasons = [c["reason"] for c in p["commands"]]
+        self.assertNotIn("Empty", reasons)
+        self.assertNotIn("Underutilized", reasons)
+        self.assertEqual([c["candidates"] for c in p["commands"]], [["ip-10-0-3-10"]])
+
+    def test_weekday_budget_stops_underutilized_consolidation_in_business_hours(self):
+        # Monday 10:00 UTC: the budget {nodes: 0, schedule: "0 9 * * mon-fri", duration: 8h,
+        # reasons: [Underutilized]} is active; empty nodes and expired ones still go.
+        p = disrupt("--until-stable", now="2025-06-09T10:00:00Z")
+        reasons = [c["reason"] for c in p["commands"]]
+        self.assertIn("Empty", reasons)
+        self.assertIn("Expired", reasons)
+        self.assertNotIn("Underutilized", reasons)
+        blocked = {b["node"]: b["reason"] for b in p["blocked"]}
+        self.assertIn("Underutilized", blocked.get("ip-10-0-2-20", ""))
+        self.assertIn("budget", blocked.get("ip-10-0-2-20", ""))
+
+    def test_text_output_reads_as_tables(self):
+        code, out, err = run("disrupt", "-f", DISRUPT_EXAMPLE, "--now", SNAPSHOT_NOW, "--until-stable")
+        self.assertEqual(code, 0, err)
+        self.assertIn("Command 1: emptiness (Empty)", out)
+        self.assertIn("ip-10-0-2-10", out)
+        self.assertIn("REPLACEMENT", out)
+        self.assertIn("Blocked nodes:", out)
+        self.assertIn("shop/ledger-0", out)
+        self.assertIn("Summary: 7 managed nodes", out)
+
+    def test_bad_now_is_exit_2_naming_the_flag(self):
+        code, out, err = run("disrupt", "-f", DISRUPT_EXAMPLE, "--now", "yesterday")
+        self.assertEqual(code, 2)
+        self.assertIn("--now", err)
+        self.assertIn("yesterday", err)
+        self.assertEqual(out, "")
+
+    def test_duplicate_object_is_exit_2_naming_it(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write("apiVersion: v1\nkind: Node\nmetadata: {name: ip-10-0-2-10}\n")
+        self.addCleanup(os.unlink, f.name)
+        code, out, err = run("disrupt", "-f", DISRUPT_EXAMPLE, "-f", f.name, "--now", SNAPSHOT_NOW)
+        self.assertEqual(code, 2, err)
+        self.assertIn("ip-10-0-2-10", err)
+        self.assertIn("Node", err)
+
+    def test_nothing_to_do_is_exit_0(self):
+        # The NodePool alone: no nodes, nothing to disrupt.
+        p = disrupt(files=(os.path.join(DISRUPT_EXAMPLE, "nodepool.yaml"),))
+        self.assertEqual(p["commands"], [])
+        self.assertEqual(p["summary"]["nodes"], 0)
+
+
 if __name__ == "__main__":
     unittest.main(argv=[sys.argv[0], "-v"])

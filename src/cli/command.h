@@ -24,5 +24,6 @@ void RegisterConvert(CLI::App& app, int* exit_code);
 void RegisterCatalog(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);
 void RegisterSimulate(CLI::App& app, int* exit_code);
+void RegisterDisrupt(CLI::App& app, int* exit_code);
 
 }  // namespace nodesmith::cli

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "api/object_set.h"
+#include "core/status.h"
 
 namespace nodesmith::cli {
 
@@ -31,6 +32,17 @@ void AddCatalogFlags(CLI::App* cmd, InputFlags* flags);
 CLI::Option* AddFeatureGatesFlag(CLI::App* cmd, InputFlags* flags);
 // All of the above.
 void AddInputFlags(CLI::App* cmd, InputFlags* flags);
+
+// Karpenter's FEATURE_GATES, with Karpenter's defaults. Only the gates that change what nodesmith
+// does are kept; the others are accepted and ignored.
+struct FeatureGates {
+  bool spot_to_spot_consolidation = false;  // SpotToSpotConsolidation
+  bool node_repair = false;                 // NodeRepair
+};
+
+// Parses --feature-gates ("SpotToSpotConsolidation=true,NodeRepair=false"). InvalidArgument,
+// naming the flag, for a gate Karpenter does not know or a value other than true/false.
+core::Result<FeatureGates> ParseFeatureGates(const std::string& text);
 
 // Loads flags.files. On failure prints "error: <message>" to `err` and returns nullopt; warnings
 // are printed as "warning: <message>" either way.

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   RegisterCatalog(app, &exit_code);
   RegisterPlan(app, &exit_code);
   RegisterSimulate(app, &exit_code);
+  RegisterDisrupt(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

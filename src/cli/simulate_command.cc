@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "cli/inputs.h"
+#include "core/time.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
@@ -27,30 +28,8 @@ struct SimulateFlags {
   InputFlags inputs;
   std::string report;
   uint64_t seed = 0;
+  bool check_invariants = false;  // hidden: for nodesmith's own tests and debugging
 };
-
-// Karpenter's FEATURE_GATES: "Name=bool,..." over the gates it knows. Only
-// SpotToSpotConsolidation changes what the simulated controllers do today.
-core::Status ParseFeatureGates(const std::string& text, sim::WorldOptions* options) {
-  static const char* const kKnown[] = {"SpotToSpotConsolidation", "NodeRepair",
-                                       "ReservedCapacity", "NodeOverlay", "StaticCapacity"};
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    auto eq = item.find('=');
-    std::string name = item.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    bool known = false;
-    for (const char* k : kKnown) known = known || name == k;
-    if (!known) return core::Status::Invalid("--feature-gates: unknown feature gate " + name);
-    if (value != "true" && value != "false") {
-      return core::Status::Invalid("--feature-gates: " + name + " must be true or false");
-    }
-    if (name == "SpotToSpotConsolidation") options->spot_to_spot_consolidation = value == "true";
-  }
-  return core::Status::Ok();
-}
 
 // Runs the world to its end, drawing a progress bar on stderr when it is a terminal and the
 // run is slow enough for one to help.
@@ -82,10 +61,14 @@ int RunSimulate(const SimulateFlags& flags) {
   options.catalog = flags.inputs.catalog;
   options.region = flags.inputs.region;
   options.seed = flags.seed;
-  if (core::Status st = ParseFeatureGates(flags.inputs.feature_gates, &options); !st.ok()) {
-    std::cerr << "error: " << st.message() << "\n";
+  options.check_invariants = flags.check_invariants;
+  core::Result<FeatureGates> gates = ParseFeatureGates(flags.inputs.feature_gates);
+  if (!gates.ok()) {
+    std::cerr << "error: " << gates.status().message() << "\n";
     return kExitBadInput;
   }
+  // Only SpotToSpotConsolidation changes what the simulated controllers do today.
+  options.spot_to_spot_consolidation = gates->spot_to_spot_consolidation;
   std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
   if (!objects) return kExitBadInput;
   core::Result<sim::Scenario> scenario = sim::ScenarioFromInputs(*objects);
@@ -122,7 +105,14 @@ int RunSimulate(const SimulateFlags& flags) {
     (*world)->WriteLog(std::cout);
   }
   std::cout.flush();
-  return std::cout ? kExitOk : kExitFailure;
+  if (!std::cout) return kExitFailure;
+  // A broken invariant is a bug in nodesmith, not in the inputs: the run is a failure.
+  const auto& violations = (*world)->invariant_violations();
+  for (const auto& v : violations) {
+    std::cerr << "invariant violated at " << core::FormatRfc3339(v.at) << ": " << v.invariant
+              << ": " << v.message << "\n";
+  }
+  return violations.empty() ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -137,6 +127,10 @@ void RegisterSimulate(CLI::App& app, int* exit_code) {
   cmd->add_option("--report", flags->report, "also write an HTML report of the run to this file");
   cmd->add_option("--seed", flags->seed, "seed of the simulated cloud (instance ids, addresses)")
       ->capture_default_str();
+  cmd->add_flag("--check-invariants", flags->check_invariants,
+                "check disruption budgets, orphaned instances and lost pods after every step; "
+                "exit 1 when any is violated")
+      ->group("");  // hidden
   cmd->callback([flags, exit_code] { *exit_code = RunSimulate(*flags); });
 }
 

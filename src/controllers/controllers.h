@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/interruption_queue.h"
 #include "cluster/cluster_api.h"
 #include "core/clock.h"
 #include "core/duration.h"
@@ -37,7 +38,8 @@ struct Settings {
   // --preference-policy Ignore / --min-values-policy BestEffort (solver::SchedulerOptions).
   bool ignore_preferences = false;
   bool min_values_best_effort = false;
-  // Feature gates (reserved; read by disruption methods added later).
+  // Karpenter's SpotToSpotConsolidation feature gate: consolidation may replace spot nodes with
+  // cheaper spot nodes (with at least 15 cheaper instance types, as upstream).
   bool spot_to_spot_consolidation = false;
 };
 
@@ -46,8 +48,11 @@ inline constexpr const char* kProvisionerName = "provisioner";
 inline constexpr const char* kLifecycleName = "nodeclaim.lifecycle";
 inline constexpr const char* kGarbageCollectionName = "nodeclaim.garbagecollection";
 inline constexpr const char* kPodEventsName = "nodeclaim.podevents";
+inline constexpr const char* kDriftDetectionName = "nodeclaim.disruption";
 inline constexpr const char* kDisruptionName = "disruption";
+inline constexpr const char* kDisruptionQueueName = "disruption.queue";
 inline constexpr const char* kTerminationName = "nodeclaim.termination";
+inline constexpr const char* kInterruptionName = "interruption";
 
 class ControllerSet {
  public:
@@ -73,11 +78,14 @@ class ControllerSet {
 };
 
 // Builds the provisioner, NodeClaim lifecycle, garbage collection, pod events, disruption and
-// termination controllers over the given dependencies.
-std::unique_ptr<ControllerSet> NewControllers(const core::Clock& clock,
-                                              cluster::ClusterApi& cluster,
-                                              cloud::CloudProvider& cloud,
-                                              runtime::EventRecorder& recorder,
-                                              const Settings& settings);
+// termination controllers over the given dependencies, and the interruption controller when
+// `interruption_queue` is set (Karpenter runs it only with an INTERRUPTION_QUEUE); it marks
+// spot-interrupted offerings in `unavailable_offerings`. REQUIRES: both set or both nullptr, and
+// outliving the set.
+std::unique_ptr<ControllerSet> NewControllers(
+    const core::Clock& clock, cluster::ClusterApi& cluster, cloud::CloudProvider& cloud,
+    runtime::EventRecorder& recorder, const Settings& settings,
+    cloud::InterruptionQueue* interruption_queue = nullptr,
+    cloud::UnavailableOfferingsSink* unavailable_offerings = nullptr);
 
 }  // namespace nodesmith::controllers

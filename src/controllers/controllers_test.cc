@@ -87,14 +87,16 @@ class ControllerSetTest : public ::testing::Test {
 
 TEST_F(ControllerSetTest, WiresEveryControllerOnce) {
   EXPECT_THAT(runtime_.Controllers(),
-              ElementsAre(kProvisionerName, kLifecycleName, kPodEventsName, kDisruptionName,
-                          kTerminationName, kGarbageCollectionName));
+              ElementsAre(kProvisionerName, kLifecycleName, kPodEventsName, kDriftDetectionName,
+                          kDisruptionName, kDisruptionQueueName, kTerminationName,
+                          kGarbageCollectionName));
   EXPECT_NE(set_->Find(kTerminationName), nullptr);
   EXPECT_EQ(set_->Find("nope"), nullptr);
 }
 
 TEST_F(ControllerSetTest, FromPendingPodsToAnInitializedNodeAndBackToNothing) {
-  for (const char* name : {"a", "b", "c"}) world_.MustCreate(testing::PendingPod(name));
+  // Three pods that fit one small node together (1.9 CPU allocatable).
+  for (const char* name : {"a", "b", "c"}) world_.MustCreate(testing::PendingPod(name, "500m"));
   RunFor(seconds(60));
 
   EXPECT_EQ(recorder_.FirstAt("NodeClaimCreated"), 1.0) << "one idle second after the pods";
@@ -110,15 +112,16 @@ TEST_F(ControllerSetTest, FromPendingPodsToAnInitializedNodeAndBackToNothing) {
   EXPECT_EQ(runtime_.ErrorCount(kProvisionerName), 0);
   EXPECT_EQ(runtime_.ErrorCount(kLifecycleName), 0);
 
-  // The workload goes away; 30 s later the node is empty long enough.
+  // The workload goes away; 30 s later the node is empty long enough, and 15 s after that the
+  // decision has been validated.
   for (const char* name : {"a", "b", "c"}) {
     ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", name).ok());
   }
   const double deleted_at = (world_.clock.Now() - testing::kStart).count() / 1e9;
   RunFor(seconds(60));
   const double decided = recorder_.FirstAt("DisruptionDecision");
-  EXPECT_GE(decided, deleted_at + 30);
-  EXPECT_LE(decided, deleted_at + 40) << "within one poll of consolidateAfter";
+  EXPECT_GE(decided, deleted_at + 30 + 15);
+  EXPECT_LE(decided, deleted_at + 40 + 15) << "within one poll of consolidateAfter, then validated";
   EXPECT_EQ(recorder_.FirstAt("NodeTainted"), decided);
   EXPECT_EQ(recorder_.FirstAt("NodeClaimDeleted"), decided);
   EXPECT_THAT(world_.cluster.List<api::NodeClaim>(), IsEmpty());

@@ -668,8 +668,9 @@ std::string UtilizationChart(const ChartContext& ctx) {
 
 // Event types the decision log lists: what the autoscaler decided and what the cloud did to it.
 bool IsDecisionLogType(const std::string& type) {
-  return type == "DisruptionDecision" || type == "NodeClaimCreated" ||
-         type == "NodeClaimLaunched" || type == "Interruption" || type == "NodeClaimDeleted";
+  return type == "DisruptionDecision" || type == "DisruptionAbandoned" ||
+         type == "NodeClaimCreated" || type == "NodeClaimLaunched" || type == "Interruption" ||
+         type == "NodeClaimDeleted" || type == "InvariantViolation";
 }
 
 constexpr const char* kDecisionColor = "#c0392b";
@@ -734,6 +735,93 @@ std::string DecisionLog(const Model& m) {
   if (rows == 0)
     s += "<tr><td colspan=\"5\" class=\"nodata\">No decisions in this result</td></tr>";
   return s + "</tbody></table>";
+}
+
+// A field as display text, "" when absent.
+std::string FieldText(const json& e, const char* key) {
+  const json* v = Find(e, key);
+  return v != nullptr ? Text(*v) : "";
+}
+
+// The replacement NodeClaims of a decision: its own `replacements` field when it has one, else
+// the NodeClaims created for it afterwards (NodeClaimCreated events whose `replaces` names the
+// decision's nodes), each with its instance type when the event says.
+std::string ReplacementsOf(const Model& m, size_t decision) {
+  const json& raw = *m.events[decision].raw;
+  if (std::string own = FieldText(raw, "replacements"); !own.empty()) return own;
+  const std::string nodes = FieldText(raw, "nodes");
+  if (nodes.empty()) return "";
+  std::string out;
+  for (size_t i = decision + 1; i < m.events.size(); ++i) {
+    const Event& e = m.events[i];
+    if (e.type == "DisruptionDecision" && FieldText(*e.raw, "nodes") == nodes) break;
+    if (e.type != "NodeClaimCreated" || FieldText(*e.raw, "replaces") != nodes) continue;
+    std::string claim = FieldText(*e.raw, "nodeClaim");
+    std::string type = FieldText(*e.raw, "instanceType");
+    out += (out.empty() ? "" : ", ") + claim + (type.empty() ? "" : " (" + type + ")");
+  }
+  return out;
+}
+
+// Every disruption decision and interruption as one row (time, method, reason, nodes,
+// replacements, saving per hour) and the saving of the decisions that went ahead; a decision
+// abandoned later (DisruptionAbandoned for the same nodes) is marked and left out of the total.
+std::string DisruptionDecisions(const Model& m) {
+  std::string s =
+      "<table id=\"disruption-decisions\"><thead><tr><th>Time</th><th>Method</th>"
+      "<th>Reason</th><th>Nodes</th><th>Replacements</th><th class=\"num\">Saving</th>"
+      "</tr></thead><tbody>";
+  size_t rows = 0, decisions = 0;
+  double total = 0;
+  for (size_t i = 0; i < m.events.size(); ++i) {
+    const Event& e = m.events[i];
+    const json& raw = *e.raw;
+    std::string method, reason, nodes, replacements, saving, note;
+    if (e.type == "DisruptionDecision") {
+      method = FieldText(raw, "method");
+      reason = FieldText(raw, "reason");
+      nodes = FieldText(raw, "nodes");
+      if (nodes.empty()) nodes = FieldText(raw, "candidates");
+      replacements = ReplacementsOf(m, i);
+      double per_hour = 0;
+      bool priced = false;
+      if (const json* v = Find(raw, "savingsPerHour"); v != nullptr && ToNumber(*v, per_hour)) {
+        saving = Money(per_hour) + "/h";
+        priced = true;
+      }
+      bool abandoned = false;
+      for (size_t j = i + 1; j < m.events.size() && !abandoned; ++j) {
+        const Event& later = m.events[j];
+        if (later.type == "DisruptionDecision" && FieldText(*later.raw, "nodes") == nodes) break;
+        abandoned = later.type == "DisruptionAbandoned" && FieldText(*later.raw, "nodes") == nodes;
+      }
+      if (abandoned) {
+        note = "<div class=\"sub\">abandoned</div>";
+      } else {
+        ++decisions;
+        if (priced) total += per_hour;
+      }
+    } else if (e.type == "Interruption") {
+      method = "interruption";
+      reason = FieldText(raw, "kind");
+      nodes = FieldText(raw, "node");
+    } else {
+      continue;
+    }
+    ++rows;
+    s += "<tr class=\"ev-" + Escape(e.type) + "\"><td class=\"time\">" + Escape(Elapsed(e.t)) +
+         "<div class=\"sub\">" + Escape(StringOr(raw, "time", "")) + "</div></td><td>" +
+         Escape(method) + "</td><td><div class=\"reason\">" + Escape(reason) + "</div>" + note +
+         "</td><td class=\"objects\">" + Escape(nodes) + "</td><td class=\"objects\">" +
+         Escape(replacements) + "</td><td class=\"num\">" + Escape(saving) + "</td></tr>";
+  }
+  if (rows == 0) {
+    s += "<tr><td colspan=\"6\" class=\"nodata\">No disruption decisions in this result</td></tr>";
+  }
+  s += "</tbody><tfoot><tr><td colspan=\"5\">Total saving of " + std::to_string(decisions) +
+       " decision" + (decisions == 1 ? "" : "s") + "</td><td class=\"num total\">" +
+       Escape(Money(total) + "/h") + "</td></tr></tfoot>";
+  return s + "</table>";
 }
 
 std::string Card(const std::string& label, const std::string& value, const std::string& cls = "") {
@@ -851,6 +939,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.time { white-space: nowrap; font-variant-numeric: tabular-nums; }
 td .sub { color: #6b7280; font-size: 12px; }
 td .reason { font-weight: 600; }
+tfoot td { border-top: 2px solid #e5e7eb; border-bottom: none; font-weight: 600; }
 td.objects { word-break: break-word; }
 .k { color: #6b7280; font-size: 12px; }
 .nodata { color: #9ca3af; text-align: center; }
@@ -858,6 +947,8 @@ td.objects { word-break: break-word; }
   font-weight: 600; background: #e5e7eb; color: #374151; white-space: nowrap; }
 .ev-DisruptionDecision .badge { background: #fde2df; color: #a93226; }
 .ev-Interruption .badge { background: #ecdff2; color: #6c3483; }
+.ev-DisruptionAbandoned .badge { background: #fdebd0; color: #9c640c; }
+.ev-InvariantViolation .badge { background: #c0392b; color: #fff; }
 .ev-NodeClaimCreated .badge { background: #dbe7f3; color: #2c5282; }
 .ev-NodeClaimLaunched .badge { background: #dcefd9; color: #2f6b29; }
 .ev-NodeClaimDeleted .badge { background: #ececec; color: #4b5563; }
@@ -939,6 +1030,10 @@ void WriteHtmlReport(const json& result, std::ostream& out) {
             ValueScale(peak_pending, true, ""), [](const Sample& s) { return s.pending; },
             [](double v) { return Fixed(v, 0); }));
   panel("Utilisation", "CPU and memory utilisation across the nodes.", UtilizationChart(ctx));
+  panel("Disruption decisions",
+        "What nodesmith took away and why, what it launched instead, and what that saves per "
+        "hour; interruptions are the cloud's notices.",
+        DisruptionDecisions(m));
   panel("Decision log", "", DecisionLog(m));
   panel("Timeline events", "", EventCounts(m));
   page += ControllerLog(result);

@@ -16,12 +16,15 @@ namespace nodesmith::sim {
 // `pendingPods`, `pricePerHour`, `cpuUtilization`, `memoryUtilization`, the last two as
 // fractions) — to `out` as an HTML page: summary cards; charts of nodes by instance type, cost
 // per hour, pending pods and utilisation over virtual time with disruption decisions and
-// interruptions marked; the decision log; the controller log.
+// interruptions marked; the disruption decisions (time, method, reason, nodes, replacements,
+// saving per hour, and the total saving of the decisions not abandoned) with the interruptions;
+// the decision log; the controller log.
 //
 // Every part is optional: missing or malformed fields show as "—" or a "no data" note rather
 // than failing, since a partial result is still worth looking at. All text from `result` is
 // HTML-escaped. The charts' <svg> elements have ids `chart-nodes`, `chart-cost`,
-// `chart-pending` and `chart-utilization`; the decision table has id `decision-log`.
+// `chart-pending` and `chart-utilization`; the decision table has id `decision-log` and the
+// disruption table `disruption-decisions`.
 void WriteHtmlReport(const nlohmann::json& result, std::ostream& out);
 
 }  // namespace nodesmith::sim

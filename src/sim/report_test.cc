@@ -18,6 +18,7 @@ namespace nodesmith::sim {
 namespace {
 
 using nlohmann::json;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -223,6 +224,54 @@ TEST(HtmlReportTest, GivenADisruptionDecisionTheDecisionLogListsItWithReasonAndS
   // Pod lifecycle events belong to the timeline, not the decision log.
   EXPECT_THAT(table, Not(HasSubstr("PodPending")));
   EXPECT_THAT(table, Not(HasSubstr("NodeRegistered")));
+}
+
+TEST(HtmlReportTest, GivenDisruptionDecisionsTheirTableShowsWhatWasReplacedAndTheTotalSaving) {
+  json result = {{"events",
+                  {At(1200, "DisruptionDecision",
+                      {{"method", "single-node"},
+                       {"reason", "Underutilized"},
+                       {"nodes", "ip-1"},
+                       {"savingsPerHour", "0.1"}}),
+                   At(1200, "NodeClaimCreated",
+                      {{"nodeClaim", "default-r1"}, {"instanceType", "m5.large"}, {"replaces", "ip-1"}}),
+                   At(1260, "NodeClaimCreated", {{"nodeClaim", "default-zz"}, {"replaces", "ip-9"}}),
+                   At(1500, "DisruptionDecision",
+                      {{"method", "drift"},
+                       {"reason", "Drifted"},
+                       {"nodes", "ip-2"},
+                       {"replacements", "default-r2"},
+                       {"savingsPerHour", 0}}),
+                   At(1600, "DisruptionDecision",
+                      {{"method", "multi-node"},
+                       {"reason", "Underutilized"},
+                       {"nodes", "ip-3,ip-4"},
+                       {"savingsPerHour", 0.5}}),
+                   At(1700, "DisruptionAbandoned", {{"nodes", "ip-3,ip-4"}, {"method", "multi-node"}}),
+                   At(1800, "Interruption", {{"node", "ip-5"}, {"kind", "spot"}})}}};
+  std::string table = Element(Render(result), "<table id=\"disruption-decisions\"", "</table>");
+  ASSERT_FALSE(table.empty());
+  std::string first = Element(table, "<tr class=\"ev-DisruptionDecision\">", "</tr>");
+  EXPECT_THAT(first, HasSubstr(">20m<"));
+  EXPECT_THAT(first, HasSubstr("single-node"));
+  EXPECT_THAT(first, HasSubstr("Underutilized"));
+  EXPECT_THAT(first, HasSubstr(">ip-1<"));
+  EXPECT_THAT(first, HasSubstr(">default-r1 (m5.large)<"));  // found by `replaces`
+  EXPECT_THAT(first, Not(HasSubstr("default-zz")));           // replaces another node
+  EXPECT_THAT(first, HasSubstr("$0.10/h"));
+  EXPECT_THAT(table, HasSubstr(">default-r2<"));  // named by the decision itself
+  EXPECT_THAT(table, HasSubstr("abandoned"));
+  EXPECT_THAT(Element(table, "<tr class=\"ev-Interruption\">", "</tr>"),
+              AllOf(HasSubstr("interruption"), HasSubstr("spot"), HasSubstr("ip-5")));
+  // The abandoned decision saves nothing.
+  EXPECT_THAT(Element(table, "<tfoot>", "</tfoot>"),
+              AllOf(HasSubstr("Total saving of 2 decisions"), HasSubstr("$0.10/h")));
+}
+
+TEST(HtmlReportTest, WithoutDecisionsTheDisruptionTableSaysSo) {
+  std::string table = Element(Render(json::object()), "<table id=\"disruption-decisions\"", "</table>");
+  EXPECT_THAT(table, HasSubstr("No disruption decisions"));
+  EXPECT_THAT(table, HasSubstr("$0.00/h"));
 }
 
 TEST(HtmlReportTest, GivenTheSummaryTheHeaderShowsItsFiguresAsCards) {

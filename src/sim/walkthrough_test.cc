@@ -94,9 +94,9 @@ TEST(Walkthrough, TheEmptiedNodeIsTerminatedAfterThirtySecondsAndBillingStops) {
   const World& w = *world;
   auto terminated = Times(w, "InstanceTerminated");
   ASSERT_THAT(terminated, SizeIs(1));
-  // Deleted at 25m; ttlSecondsAfterEmpty 30 s, checked every 10 s.
-  EXPECT_GE(terminated[0], 25 * 60 + 30);
-  EXPECT_LE(terminated[0], 25 * 60 + 40);
+  // Deleted at 25m; ttlSecondsAfterEmpty 30 s, checked every 10 s, then validated for 15 s.
+  EXPECT_GE(terminated[0], 25 * 60 + 30 + 15);
+  EXPECT_LE(terminated[0], 25 * 60 + 40 + 15);
   core::Time gone = w.start() + std::chrono::seconds(static_cast<int64_t>(terminated[0]));
   EXPECT_DOUBLE_EQ(w.cloud().CostSoFar(w.end()), w.cloud().CostSoFar(gone));
   EXPECT_GT(w.cloud().CostSoFar(w.end()), 0);
@@ -168,23 +168,22 @@ spec:
   EXPECT_EQ(w.PendingPods(), 0);
 }
 
-TEST(Walkthrough, ASpotInterruptionLosesTheNodeAndThePodsComeBackOnANewOne) {
+TEST(Walkthrough, ASpotInterruptionIsAnsweredBeforeEC2ReclaimsTheNode) {
   api::ObjectSet set = Walkthrough();
   AddEvents(set, {{{"at", "10m"}, {"interrupt", {{"nodePool", "default"}, {"count", 1}, {"type", "spot"}}}}});
   auto world = Simulate(set, 20min);
   const World& w = *world;
-  EXPECT_THAT(Times(w, "Interruption"), ::testing::ElementsAre(600));
-  // EC2 reclaims the instance two minutes after the warning.
-  auto terminated = Times(w, "InstanceTerminated");
-  ASSERT_FALSE(terminated.empty());
-  EXPECT_DOUBLE_EQ(terminated[0], 720);
-  auto pending = Times(w, "PodPending");
-  EXPECT_EQ(std::count_if(pending.begin(), pending.end(), [](double t) { return t >= 720; }), 5);
+  // The interruption controller deletes the NodeClaim on the notice: the pods are drained and
+  // a new node launched while the old one still runs.
   auto created = Times(w, "NodeClaimCreated");
   ASSERT_THAT(created, SizeIs(2));
-  EXPECT_GE(created[1], 720);
+  EXPECT_GT(created[1], 600);
+  EXPECT_LT(created[1], 620);
   auto running = Times(w, "PodRunning");
-  EXPECT_EQ(std::count_if(running.begin(), running.end(), [](double t) { return t > 720; }), 5);
+  EXPECT_EQ(std::count_if(running.begin(), running.end(),
+                          [](double t) { return t > 600 && t < 720; }),
+            5)
+      << "every pod runs again before EC2 reclaims the instance at 12m";
   EXPECT_EQ(w.PendingPods(), 0);
 }
 

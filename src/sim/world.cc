@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <set>
 
@@ -130,12 +131,19 @@ core::Result<std::unique_ptr<World>> World::Create(const api::ObjectSet& inputs,
   w.kubelets_ = std::make_unique<Kubelets>(w.loop_, w.cluster_, *w.cloud_, w.timeline_,
                                            w.scenario_.cloud, options.pod_start_delay);
   NS_RETURN_IF_ERROR(w.Load(inputs));
+  if (options.check_invariants) {
+    w.invariants_ = std::make_unique<InvariantChecker>(
+        w.clock_, w.cluster_, *w.cloud_, DefaultInvariantOptions(w.scenario_.cloud));
+    w.invariants_->Start();
+  }
 
   controllers::Settings settings = w.scenario_.settings;
   settings.spot_to_spot_consolidation = options.spot_to_spot_consolidation;
   settings.well_known_labels = w.cloud_->catalog().well_known_labels;
   w.controllers_ =
-      controllers::NewControllers(w.clock_, w.cluster_, *w.cloud_, w.timeline_, settings);
+      controllers::NewControllers(w.clock_, w.cluster_, *w.cloud_, w.timeline_, settings,
+                                  /*interruption_queue=*/w.cloud_.get(),
+                                  /*unavailable_offerings=*/w.cloud_.get());
   w.runtime_ = std::make_unique<runtime::SimulatedRuntime>(w.loop_, w.cluster_);
   for (runtime::Controller* c : w.controllers_->All()) {
     std::string name = c->Name();
@@ -196,11 +204,30 @@ void World::Log(runtime::LogLevel level, const std::string& logger, const std::s
 void World::RunUntil(core::Time t) {
   core::Time until = std::min(t, end());
   PollCloud();
+  CheckInvariants();
   while (!loop_.empty() && loop_.NextEventTime() <= until) {
     loop_.RunNext();
     PollCloud();
+    CheckInvariants();
   }
   if (clock_.Now() < until) clock_.Set(until);
+  CheckInvariants();
+}
+
+void World::CheckInvariants() {
+  if (!invariants_) return;
+  size_t known = invariants_->violations().size();
+  invariants_->Check();
+  const auto& found = invariants_->violations();
+  for (size_t i = known; i < found.size(); ++i) {
+    Log(runtime::LogLevel::kError, "invariants", found[i].invariant + ": " + found[i].message,
+        "InvariantViolation", {{"invariant", found[i].invariant}});
+  }
+}
+
+const std::vector<InvariantViolation>& World::invariant_violations() const {
+  static const std::vector<InvariantViolation> kNone;
+  return invariants_ ? invariants_->violations() : kNone;
 }
 
 void World::PollCloud() {
@@ -219,6 +246,7 @@ void World::PollCloud() {
 void World::OnTransition(const cloud::sim::InstanceTransition& tr) {
   const cloud::sim::SimulatedInstance* inst = cloud_->FindInstance(tr.provider_id);
   kubelets_->OnInstanceTransition(tr.provider_id, tr.state, tr.at);
+  if (invariants_) invariants_->NoteInstance(tr.provider_id);
   if (!inst) return;
   std::string state(cloud::sim::InstanceStateName(tr.state));
   std::vector<std::pair<std::string, std::string>> fields{
@@ -388,11 +416,19 @@ bool World::InterruptNode(const api::Node& node, cloud::sim::InterruptionKind ki
     return false;
   }
   const cloud::sim::SimulatedInstance* inst = cloud_->FindInstance(node.spec.provider_id);
-  // Karpenter's interruption controller would act on the notice; until it exists the notice is
-  // logged and the cloud's own effect (a reclaim, a stop) plays out.
+  if (invariants_ && inst) {
+    // The cloud's own doing from the moment it takes the instance (a spot reclaim at the end of
+    // the warning, a stop or a termination now); a scheduled change takes nothing.
+    for (const auto& lost : {inst->stopped_time, inst->shutting_down_time, inst->terminated_time}) {
+      if (lost) invariants_->NoteInvoluntaryLoss(node.spec.provider_id, *lost);
+    }
+  }
+  // The notice waits in the cloud's queue for the interruption controller, which records the
+  // `Interruption` event when it acts; here only the scenario's doing is logged.
   Log(runtime::LogLevel::kInfo, kScenarioLogger,
-      "Interruption notice (" + kind_name + ") for node " + node.metadata.name, "Interruption",
-      {{"node", node.metadata.name},
+      "Interruption notice (" + kind_name + ") for node " + node.metadata.name, "ScenarioEvent",
+      {{"action", "interrupt"},
+       {"node", node.metadata.name},
        {"kind", kind_name},
        {"instanceType", inst ? inst->instance_type : ""},
        {"nodeClaim", inst ? inst->node_claim_name : ""}});
@@ -499,6 +535,20 @@ nlohmann::ordered_json World::Result(bool include_log) const {
       {"avgMemoryUtilization", utilised ? Round(mem_sum / utilised, 1e6) : 0.0},
       {"unschedulablePods", PendingPods()},
   };
+  // What disruption decided: how often, and what the decisions said they save per hour.
+  int decisions = 0;
+  double savings = 0;
+  for (const auto& e : timeline_.OfType("DisruptionDecision")) {
+    ++decisions;
+    std::string per_hour = Timeline::Field(e.event, "savingsPerHour");
+    char* end = nullptr;
+    double v = per_hour.empty() ? 0 : std::strtod(per_hour.c_str(), &end);
+    if (end != nullptr && *end == '\0' && std::isfinite(v)) savings += v;
+  }
+  out["summary"]["disruptionDecisions"] = decisions;
+  out["summary"]["disruptionSavingsPerHour"] = Round(savings, 1e6);
+  out["summary"]["interruptions"] = timeline_.OfType("Interruption").size();
+  if (invariants_) out["summary"]["invariantViolations"] = invariants_->violations().size();
   if (include_log) {
     out["log"] = json::array();
     for (const auto& e : timeline_.events()) {

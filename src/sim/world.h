@@ -31,6 +31,7 @@
 #include "core/clock.h"
 #include "runtime/controller_runtime.h"
 #include "runtime/event_loop.h"
+#include "sim/invariant_checker.h"
 #include "sim/kube_scheduler.h"
 #include "sim/kubelet.h"
 #include "sim/scenario.h"
@@ -46,6 +47,9 @@ struct WorldOptions {
   bool spot_to_spot_consolidation = false;  // --feature-gates SpotToSpotConsolidation
   // Bound pod on a Ready node -> Running (image pull and container start).
   core::Duration pod_start_delay = std::chrono::seconds(1);
+  // Check sim/invariant_checker.h's invariants after every step; the violations show in
+  // invariant_violations(), the log and the result's `invariantViolations`. Costs a little time.
+  bool check_invariants = false;
 };
 
 // The cluster at one instant (SimulationResult.samples).
@@ -98,6 +102,8 @@ class World {
   const Kubelets& kubelets() const { return *kubelets_; }
   // Live pods not bound to a node, now.
   int PendingPods() const;
+  // What the invariant checker found so far, in order; always empty unless check_invariants.
+  const std::vector<InvariantViolation>& invariant_violations() const;
 
  private:
   World(Scenario scenario, const WorldOptions& options);
@@ -108,6 +114,8 @@ class World {
   void Interrupt(const InterruptAction& action);
   bool InterruptNode(const api::Node& node, cloud::sim::InterruptionKind kind);
   void PollCloud();
+  // Runs the invariant checker (when on) and logs what it newly found.
+  void CheckInvariants();
   void OnTransition(const cloud::sim::InstanceTransition& transition);
   void TakeSample();
   void Log(runtime::LogLevel level, const std::string& logger, const std::string& message,
@@ -127,6 +135,7 @@ class World {
   std::unique_ptr<WorkloadControllers> workloads_;
   std::unique_ptr<KubeScheduler> scheduler_;
   std::unique_ptr<Kubelets> kubelets_;
+  std::unique_ptr<InvariantChecker> invariants_;  // null unless options_.check_invariants
   std::optional<core::Time> cloud_wake_;  // a loop event is due then to poll the cloud
   std::vector<Sample> samples_;
   // Pod uid -> (cpu, memory) requests; a pod's spec does not change, so samples compute it once.

@@ -274,7 +274,7 @@ core::Status SimulatedCloud::Interrupt(const std::string& provider_id, Interrupt
       ShutDown(inst, now, /*immediately=*/true);
       break;
   }
-  notices_.push_back(std::move(notice));
+  notices_.push_back(Notice{"notice-" + std::to_string(++notices_sent_), std::move(notice), now});
   return core::Status::Ok();
 }
 
@@ -295,9 +295,66 @@ core::Status SimulatedCloud::SetDrift(const std::string& provider_id, std::strin
 
 void SimulatedCloud::SetCatalog(Catalog catalog) { catalog_ = std::move(catalog); }
 
+namespace {
+
+InterruptionMessage MessageFor(const std::string& id, const InterruptionEvent& event) {
+  InterruptionMessage m;
+  m.id = id;
+  auto parsed = ParseProviderId(event.provider_id);
+  m.instance_id = parsed.ok() ? parsed->instance_id : event.provider_id;
+  m.start_time = event.at;
+  m.action_time = event.action_time;
+  switch (event.kind) {
+    case InterruptionKind::kSpotInterruption:
+      m.kind = InterruptionMessageKind::kSpotInterruption;
+      break;
+    case InterruptionKind::kScheduledChange:
+      m.kind = InterruptionMessageKind::kScheduledChange;
+      break;
+    case InterruptionKind::kStopping:
+      m.kind = InterruptionMessageKind::kStateChange;
+      m.state = kInstanceStateStopping;
+      break;
+    case InterruptionKind::kTerminated:
+      m.kind = InterruptionMessageKind::kStateChange;
+      m.state = kInstanceStateTerminated;
+      break;
+  }
+  return m;
+}
+
+}  // namespace
+
+core::Result<std::vector<InterruptionMessage>> SimulatedCloud::Receive(int max_messages) {
+  if (max_messages < 1) {
+    return core::Status::Invalid("receive: max_messages must be at least 1, got " +
+                                 std::to_string(max_messages));
+  }
+  const core::Time now = clock_.Now();
+  std::vector<InterruptionMessage> out;
+  for (Notice& n : notices_) {
+    if (static_cast<int>(out.size()) == max_messages) break;
+    if (n.visible_at > now) continue;
+    n.visible_at = now + kNoticeVisibilityTimeout;
+    out.push_back(MessageFor(n.id, n.event));
+  }
+  return out;
+}
+
+core::Status SimulatedCloud::Delete(const InterruptionMessage& message) {
+  std::erase_if(notices_, [&](const Notice& n) { return n.id == message.id; });
+  return core::Status::Ok();
+}
+
+void SimulatedCloud::MarkOfferingUnavailable(const UnavailableOffering& offering) {
+  unavailable_.Mark({offering.instance_type, offering.zone, offering.capacity_type},
+                    clock_.Now() + offering.ttl);
+}
+
 std::vector<InterruptionEvent> SimulatedCloud::DrainInterruptionEvents() {
   std::vector<InterruptionEvent> out;
-  out.swap(notices_);
+  for (Notice& n : notices_) out.push_back(std::move(n.event));
+  notices_.clear();
   return out;
 }
 

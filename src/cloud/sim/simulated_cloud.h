@@ -9,7 +9,12 @@
 //     see instance.h) with the latencies of CloudTimings;
 //   - per-second billing at the offering's price, and node-hours;
 //   - interruptions (spot warnings with a reclaim 2 minutes later, scheduled changes, stops,
-//     terminations) queued as notices for the interruption controller, and silent failures;
+//     terminations) queued as notices, which the interruption controller reads through the
+//     InterruptionQueue interface (SQS semantics: received notices stay queued, invisible for
+//     kNoticeVisibilityTimeout, until deleted), and silent failures;
+//   - the unavailable-offerings cache the interruption controller marks after a spot
+//     interruption (UnavailableOfferingsSink): the same insufficient-capacity windows as the
+//     Scenario's `unavailable` event, so the offering is neither launched nor offered;
 //   - drift: an instance whose type left the catalog, or one marked by SetDrift.
 //
 // The simulated cloud never schedules anything itself: states are functions of Clock::Now(), and
@@ -28,6 +33,7 @@
 
 #include "cloud/catalog.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/interruption_queue.h"
 #include "cloud/sim/cloud_timings.h"
 #include "cloud/sim/instance.h"
 #include "cloud/sim/interruption.h"
@@ -50,7 +56,12 @@ struct InstanceTransition {
 // InstanceTypeNotFound).
 inline constexpr const char* kDriftInstanceTypeNotFound = "InstanceTypeNotFound";
 
-class SimulatedCloud : public CloudProvider {
+// How long a received notice stays invisible to Receive unless deleted (SQS's default).
+inline constexpr core::Duration kNoticeVisibilityTimeout = std::chrono::seconds(30);
+
+class SimulatedCloud : public CloudProvider,
+                       public InterruptionQueue,
+                       public UnavailableOfferingsSink {
  public:
   SimulatedCloud(const core::Clock& clock, Catalog catalog, CloudTimings timings = {},
                  uint64_t seed = 0);
@@ -106,8 +117,22 @@ class SimulatedCloud : public CloudProvider {
 
   // --- For controllers ---
 
-  // Notices sent since the last call, in the order sent; the queue is emptied.
+  // InterruptionQueue: the notices not yet deleted whose visibility timeout has passed, oldest
+  // first, up to `max_messages` (InvalidArgument when < 1), as messages with id "notice-<n>" and
+  // the instance id of the provider id; each is then invisible until Now() +
+  // kNoticeVisibilityTimeout. Spot notices carry action_time; stops and terminations are
+  // kStateChange with state "stopping" / "terminated".
+  core::Result<std::vector<InterruptionMessage>> Receive(int max_messages) override;
+  // Removes the notice; OK when it is already gone.
+  core::Status Delete(const InterruptionMessage& message) override;
+  std::string QueueName() const override { return "simulated"; }
+  // UnavailableOfferingsSink: an insufficient-capacity window from Now() for offering.ttl.
+  void MarkOfferingUnavailable(const UnavailableOffering& offering) override;
+
+  // Notices not yet deleted, in the order sent, whether received or not; the queue is emptied.
   std::vector<InterruptionEvent> DrainInterruptionEvents();
+  // Notices not yet deleted (received or not).
+  size_t QueuedNotices() const { return notices_.size(); }
   // Compatible offerings the last Create skipped because they were unavailable (catalog flag or
   // an open insufficient-capacity window), sorted. When Create returned kUnavailable, these are
   // every offering it tried (empty when no instance type was compatible at all).
@@ -159,7 +184,13 @@ class SimulatedCloud : public CloudProvider {
   InstanceIdGenerator ids_;
   UnavailableOfferings unavailable_;
   std::map<std::string, Entry> instances_;  // by provider id
-  std::vector<InterruptionEvent> notices_;
+  struct Notice {
+    std::string id;  // "notice-<n>"
+    InterruptionEvent event;
+    core::Time visible_at;  // Receive skips it before then
+  };
+  std::vector<Notice> notices_;  // in the order sent
+  uint64_t notices_sent_ = 0;
   std::vector<OfferingRef> last_unavailable_;
 };
 

@@ -467,6 +467,64 @@ TEST_F(SimulatedCloudTest, ATerminatedNoticeMeansTheInstanceIsAlreadyGone) {
             core::StatusCode::kNotFound);
 }
 
+// --- The interruption queue and the unavailable-offerings cache ---
+
+TEST_F(SimulatedCloudTest, NoticesAreReceivedAsQueueMessagesUntilDeleted) {
+  const std::string spot = Launch({Types({"small"}), In(s::kLabelCapacityType, {"spot"})});
+  const std::string od = Launch({Types({"small"}), In(s::kLabelCapacityType, {"on-demand"})});
+  clock_.Step(minutes(10));
+  const core::Time warned = clock_.Now();
+  ASSERT_TRUE(cloud_.Interrupt(spot, InterruptionKind::kSpotInterruption).ok());
+  ASSERT_TRUE(cloud_.Interrupt(od, InterruptionKind::kStopping).ok());
+  InterruptionQueue& queue = cloud_;
+
+  auto first = queue.Receive(1);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->size(), 1u) << "at most max_messages";
+  const InterruptionMessage& m = (*first)[0];
+  EXPECT_EQ(m.kind, InterruptionMessageKind::kSpotInterruption);
+  EXPECT_EQ(m.instance_id, ParseProviderId(spot)->instance_id);
+  EXPECT_EQ(m.start_time, warned);
+  EXPECT_EQ(m.action_time, warned + minutes(2));
+
+  auto rest = queue.Receive(10);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->size(), 1u) << "a received notice is invisible to the next Receive";
+  EXPECT_EQ((*rest)[0].kind, InterruptionMessageKind::kStateChange);
+  EXPECT_EQ((*rest)[0].state, "stopping");
+  EXPECT_EQ(InterruptionMessageKindName((*rest)[0]), "stopping");
+  EXPECT_NE((*rest)[0].id, m.id);
+
+  ASSERT_TRUE(queue.Delete(m).ok());
+  ASSERT_TRUE(queue.Delete(m).ok()) << "deleting twice is harmless";
+  EXPECT_EQ(cloud_.QueuedNotices(), 1u);
+  clock_.Step(kNoticeVisibilityTimeout - seconds(1));
+  EXPECT_THAT(*queue.Receive(10), IsEmpty());
+  clock_.Step(seconds(1));
+  auto again = queue.Receive(10);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->size(), 1u) << "an undeleted notice comes back after the visibility timeout";
+  EXPECT_EQ((*again)[0], (*rest)[0]);
+  ASSERT_TRUE(queue.Delete((*again)[0]).ok());
+  clock_.Step(minutes(5));
+  EXPECT_THAT(*queue.Receive(10), IsEmpty());
+  EXPECT_EQ(queue.Receive(0).status().code(), core::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SimulatedCloudTest, AnOfferingMarkedUnavailableIsNeitherLaunchedNorOfferedUntilItsTtl) {
+  clock_.Step(minutes(1));
+  UnavailableOfferingsSink& sink = cloud_;
+  sink.MarkOfferingUnavailable({"small", "zone-a", "spot", "spot", minutes(3)});
+  auto created = cloud_.Create(Claim({Types({"small"}), In(s::kLabelCapacityType, {"spot"})}));
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  EXPECT_EQ(created->metadata.labels.at(s::kLabelTopologyZone), "zone-b");
+  EXPECT_EQ(cloud_.NextAvailabilityChange(), kStart + minutes(4));
+  clock_.Step(minutes(3));
+  auto later = cloud_.Create(Claim({Types({"small"}), In(s::kLabelCapacityType, {"spot"})}));
+  ASSERT_TRUE(later.ok()) << later.status().message();
+  EXPECT_EQ(later->metadata.labels.at(s::kLabelTopologyZone), "zone-a");
+}
+
 TEST_F(SimulatedCloudTest, AFailedInstanceDisappearsWithoutANotice) {
   const std::string id = Launch({});
   clock_.Step(minutes(2));

@@ -90,10 +90,16 @@ std::string NodePoolHash(const api::NodePool& pool) {
   for (const auto& [k, v] : t.labels) { h.Add(k); h.Add(v); }
   h.Add("annotations");
   for (const auto& [k, v] : t.annotations) { h.Add(k); h.Add(v); }
-  h.Add("taints");
-  for (const auto& taint : t.spec.taints) h.Add(scheduling::TaintString(taint));
-  h.Add("startupTaints");
-  for (const auto& taint : t.spec.startup_taints) h.Add(scheduling::TaintString(taint));
+  // Taints are sets, as upstream hashes slices: reordering them is not drift.
+  auto add_taints = [&h](const char* field, const std::vector<api::Taint>& taints) {
+    std::vector<std::string> strings;
+    for (const auto& taint : taints) strings.push_back(scheduling::TaintString(taint));
+    std::sort(strings.begin(), strings.end());
+    h.Add(field);
+    for (const auto& s : strings) h.Add(s);
+  };
+  add_taints("taints", t.spec.taints);
+  add_taints("startupTaints", t.spec.startup_taints);
   h.Add("nodeClassRef");
   h.Add(t.spec.node_class_ref.group);
   h.Add(t.spec.node_class_ref.kind);

@@ -4,9 +4,12 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <variant>
 
 #include "cluster/disruption_budget.h"
 #include "controllers/common/karpenter.h"
+#include "scheduling/label_selector.h"
+#include "scheduling/taints.h"
 #include "scheduling/well_known_labels.h"
 
 namespace nodesmith::controllers {
@@ -46,24 +49,113 @@ double EvictionCost(const api::Pod& pod) {
   return std::clamp(cost, -10.0, 10.0);
 }
 
+std::optional<core::Time> DoNotDisruptUntil(const api::ObjectMeta& meta, core::Time since) {
+  auto it = meta.annotations.find(kDoNotDisruptAnnotation);
+  if (it == meta.annotations.end()) return std::nullopt;
+  if (it->second == "true") return kForever;
+  auto d = core::ParseDuration(it->second);
+  if (!d.ok()) return std::nullopt;
+  return since + *d;
+}
+
+namespace {
+
+// The Eviction API's PDB verdicts for many pods at once: each PDB's status is computed once per
+// pass, not once per pod (cluster::CheckEviction lists and computes per call).
+class EvictionGate {
+ public:
+  explicit EvictionGate(const cluster::ClusterApi& cluster) {
+    cluster.ForEachObject(cluster::Kind::kPodDisruptionBudget, [&](const cluster::Object& o) {
+      const auto& pdb = std::get<api::PodDisruptionBudget>(o);
+      auto selector = scheduling::Selector::FromApi(pdb.selector);
+      if (!selector.ok() || selector->Empty() || selector->IsNothing()) return;
+      pdbs_.push_back({pdb.metadata.namespace_ + "/" + pdb.metadata.name, pdb.metadata.namespace_,
+                       *std::move(selector), cluster::ComputeDisruptionBudgetStatus(cluster, pdb),
+                       pdb.unhealthy_pod_eviction_policy == "AlwaysAllow"});
+    });
+  }
+
+  // Why evicting `pod` would be refused now; "" when it would be admitted.
+  std::string WhyNot(const api::Pod& pod) const {
+    if (pdbs_.empty()) return "";
+    const std::string& phase = pod.status.phase;
+    if (phase == "Succeeded" || phase == "Failed" || phase == "Pending" || phase.empty() ||
+        pod.metadata.deletion_timestamp) {
+      return "";
+    }
+    const Entry* match = nullptr;
+    for (const Entry& e : pdbs_) {
+      if (e.namespace_ != pod.metadata.namespace_ || !e.selector.Matches(pod.metadata.labels)) {
+        continue;
+      }
+      if (match) return "pod " + api::PodKey(pod) + " has more than one PodDisruptionBudget";
+      match = &e;
+    }
+    if (!match) return "";
+    const auto& st = match->status;
+    if (!api::IsPodReady(pod) &&
+        (match->always_allow || (st.current_healthy >= st.desired_healthy && st.desired_healthy > 0))) {
+      return "";
+    }
+    if (st.disruptions_allowed > 0) return "";
+    return "pdb " + match->name + " prevents pod evictions (pod " + api::PodKey(pod) + ")";
+  }
+
+ private:
+  struct Entry {
+    std::string name;
+    std::string namespace_;
+    scheduling::Selector selector;
+    cluster::DisruptionBudgetStatus status;
+    bool always_allow = false;
+  };
+  std::vector<Entry> pdbs_;
+};
+
+bool HasDisruptedTaint(const api::Node& node) {
+  for (const auto& t : node.spec.taints) {
+    if (t.key == scheduling::kTaintDisrupted) return true;
+  }
+  return false;
+}
+
+std::string DescribeUntil(core::Time until) {
+  return until == kForever ? "" : " until " + core::FormatRfc3339(until);
+}
+
+}  // namespace
+
 std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::ClusterApi& cluster,
                                        const cloud::CloudProvider& cloud,
-                                       const Nominations* nominations) {
+                                       const Nominations* nominations,
+                                       std::vector<BlockedNode>* excluded) {
   const core::Time now = clock.Now();
+  auto exclude = [&](const std::string& node, std::string reason) {
+    if (excluded) excluded->push_back({node, std::move(reason)});
+  };
   std::map<std::string, api::NodePool> pools;
   for (auto& p : cluster.List<api::NodePool>()) pools.emplace(p.metadata.name, std::move(p));
-  // Only reschedulable pods are copied: this runs every poll over every pod of the cluster.
+  const EvictionGate gate(cluster);
+  // Only keys of reschedulable pods are kept: this runs every poll over every pod of the cluster.
   struct NodePods {
     std::vector<std::string> keys;
     double eviction_cost = 0;
-    bool blocked = false;  // a reschedulable pod says do-not-disrupt
+    std::string blocked;  // the first pod that holds the node, and why
   };
   std::map<std::string, NodePods> pods_by_node;
   cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
     const auto& pod = std::get<api::Pod>(o);
     if (pod.spec.node_name.empty() || !IsReschedulable(pod)) return;
     NodePods& n = pods_by_node[pod.spec.node_name];
-    n.blocked = n.blocked || HasDoNotDisrupt(pod.metadata);
+    if (n.blocked.empty()) {
+      const core::Time started =
+          pod.status.start_time.value_or(pod.metadata.creation_timestamp.value_or(now));
+      if (auto until = DoNotDisruptUntil(pod.metadata, started); until && *until > now) {
+        n.blocked = "pod " + api::PodKey(pod) + " has " + kDoNotDisruptAnnotation + DescribeUntil(*until);
+      } else {
+        n.blocked = gate.WhyNot(pod);
+      }
+    }
     n.eviction_cost += EvictionCost(pod);
     n.keys.push_back(api::PodKey(pod));
   });
@@ -71,21 +163,50 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
 
   std::vector<Candidate> out;
   for (auto& claim : cluster.List<api::NodeClaim>()) {
-    if (claim.metadata.deletion_timestamp || !claim.IsTrue(kConditionInitialized)) continue;
-    if (HasDoNotDisrupt(claim.metadata)) continue;
-    auto pool = pools.find(LabelOr(claim.metadata.labels, scheduling::kLabelNodePool));
-    if (pool == pools.end()) continue;
     auto node = NodeForNodeClaim(cluster, claim);
-    if (!node || node->metadata.deletion_timestamp || HasDoNotDisrupt(node->metadata)) continue;
+    const std::string node_name = node ? node->metadata.name : claim.status.node_name;
+    const std::string label = node_name.empty() ? "nodeclaim " + claim.metadata.name : node_name;
+    if (!node) {
+      exclude(label, "nodeclaim " + claim.metadata.name + " has no node yet");
+      continue;
+    }
+    if (claim.metadata.deletion_timestamp || node->metadata.deletion_timestamp) {
+      exclude(label, "is being deleted");
+      continue;
+    }
+    if (!claim.IsTrue(kConditionInitialized)) {
+      exclude(label, "nodeclaim " + claim.metadata.name + " is not initialized");
+      continue;
+    }
+    auto pool = pools.find(LabelOr(claim.metadata.labels, scheduling::kLabelNodePool));
+    if (pool == pools.end()) {
+      exclude(label, "nodepool \"" + LabelOr(claim.metadata.labels, scheduling::kLabelNodePool) +
+                         "\" not found");
+      continue;
+    }
+    if (HasDisruptedTaint(*node)) {
+      exclude(label, "a disruption is already in progress on it");
+      continue;
+    }
     if (nominations && (nominations->IsNominated(claim.metadata.name) ||
                         nominations->IsNominated(node->metadata.name))) {
-      continue;  // pods are on their way to it
+      exclude(label, "pending pods are nominated to it");
+      continue;
     }
 
     Candidate c;
     double eviction_cost = 0;
+    const core::Time created = claim.metadata.creation_timestamp.value_or(now);
+    if (auto until = DoNotDisruptUntil(node->metadata, node->metadata.creation_timestamp.value_or(created));
+        until && *until > now) {
+      c.blocked = std::string("node has ") + kDoNotDisruptAnnotation + DescribeUntil(*until);
+    } else if (auto claim_until = DoNotDisruptUntil(claim.metadata, created);
+               claim_until && *claim_until > now) {
+      c.blocked = "nodeclaim " + claim.metadata.name + " has " + kDoNotDisruptAnnotation +
+                  DescribeUntil(*claim_until);
+    }
     if (auto pods = pods_by_node.find(node->metadata.name); pods != pods_by_node.end()) {
-      if (pods->second.blocked) continue;
+      if (c.blocked.empty()) c.blocked = pods->second.blocked;
       c.reschedulable_pods = std::move(pods->second.keys);
       eviction_cost = pods->second.eviction_cost;
     }
@@ -110,7 +231,7 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
                init && init->last_transition_time) {
       c.last_activity = *init->last_transition_time;
     } else {
-      c.last_activity = claim.metadata.creation_timestamp.value_or(now);
+      c.last_activity = created;
     }
     c.node = std::move(*node);
     c.node_claim = std::move(claim);
@@ -121,60 +242,6 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
     if (a.disruption_cost != b.disruption_cost) return a.disruption_cost < b.disruption_cost;
     return a.name() < b.name();
   });
-  return out;
-}
-
-core::Result<int> BudgetAllowance(const std::string& nodes, int total) {
-  api::IntOrString v;
-  if (!nodes.empty() && nodes.back() == '%') {
-    v.is_string = true;
-    v.str_value = nodes;
-  } else {
-    try {
-      size_t used = 0;
-      v.int_value = std::stoi(nodes, &used);
-      if (used != nodes.size() || v.int_value < 0) throw std::invalid_argument(nodes);
-    } catch (...) {
-      return core::Status::Invalid("budget nodes \"" + nodes + "\" is neither an int nor a percentage");
-    }
-  }
-  return cluster::ScaledValueFromIntOrPercent(v, total, /*round_up=*/true);
-}
-
-int AllowedDisruptions(const api::NodePool& pool, int total, const std::string& reason) {
-  int allowed = INT_MAX;
-  for (const auto& b : pool.disruption.budgets) {
-    if (!b.reasons.empty() &&
-        std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) {
-      continue;
-    }
-    // Scheduled budgets need a cron evaluator; until there is one they do not apply.
-    if (b.schedule) continue;
-    auto n = BudgetAllowance(b.nodes, total);
-    allowed = std::min(allowed, n.ok() ? *n : 0);
-  }
-  return allowed;
-}
-
-BudgetMapping BuildBudgetMapping(const cluster::ClusterApi& cluster, const std::string& reason) {
-  std::map<std::string, int> total, disrupting;
-  for (const auto& claim : cluster.List<api::NodeClaim>()) {
-    auto pool = claim.metadata.labels.find(scheduling::kLabelNodePool);
-    if (pool == claim.metadata.labels.end() || !claim.IsTrue(kConditionInitialized)) continue;
-    auto node = NodeForNodeClaim(cluster, claim);
-    if (!node) continue;
-    ++total[pool->second];
-    if (!api::IsNodeReady(*node) || claim.metadata.deletion_timestamp ||
-        node->metadata.deletion_timestamp) {
-      ++disrupting[pool->second];
-    }
-  }
-  BudgetMapping out;
-  for (const auto& pool : cluster.List<api::NodePool>()) {
-    const std::string& name = pool.metadata.name;
-    int allowed = AllowedDisruptions(pool, total[name], reason);
-    out[name] = std::max(0, allowed == INT_MAX ? INT_MAX : allowed - disrupting[name]);
-  }
   return out;
 }
 

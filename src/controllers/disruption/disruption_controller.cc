@@ -1,12 +1,21 @@
 #include "controllers/disruption/disruption_controller.h"
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
+#include <set>
 #include <cmath>
 
 #include "controllers/common/karpenter.h"
 #include "controllers/controllers.h"
+#include "controllers/disruption/budgets.h"
 #include "controllers/disruption/candidates.h"
+#include "controllers/disruption/drift.h"
 #include "controllers/disruption/emptiness.h"
+#include "controllers/disruption/expiration.h"
+#include "controllers/disruption/multi_node_consolidation.h"
+#include "controllers/disruption/orchestration_queue.h"
+#include "controllers/disruption/single_node_consolidation.h"
 
 namespace nodesmith::controllers {
 namespace {
@@ -22,9 +31,15 @@ std::string FormatPrice(double price) {
 
 }  // namespace
 
-std::vector<std::unique_ptr<Method>> DefaultMethods(const core::Clock& clock) {
+std::vector<std::unique_ptr<Method>> DefaultMethods(const core::Clock& clock,
+                                                    SchedulingSimulator& simulator,
+                                                    const MethodOptions& options) {
   std::vector<std::unique_ptr<Method>> methods;
   methods.push_back(std::make_unique<Emptiness>(clock));
+  methods.push_back(std::make_unique<Drift>(clock, simulator));
+  methods.push_back(std::make_unique<Expiration>(clock));
+  methods.push_back(std::make_unique<MultiNodeConsolidation>(clock, simulator, options));
+  methods.push_back(std::make_unique<SingleNodeConsolidation>(clock, simulator, options));
   return methods;
 }
 
@@ -38,27 +53,187 @@ DisruptionController::DisruptionController(const core::Clock& clock, cluster::Cl
 
 std::string DisruptionController::Name() const { return kDisruptionName; }
 
-core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const runtime::Request&) {
-  const auto requeue = runtime::ReconcileResult::RequeueAfter(options_.poll_interval);
-  std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get());
+uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& candidates) const {
+  // FNV-1a over the names, versions and pods that consolidation reads.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const std::string& s) {
+    for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+  };
+  for (const auto& c : candidates) {
+    mix(c.name());
+    mix(c.node.metadata.resource_version);
+    mix(c.node_claim.metadata.resource_version);
+    mix(c.blocked);
+    // Whether consolidateAfter has passed: a node turns consolidatable by time alone.
+    const auto& after = c.node_pool.disruption.consolidate_after;
+    mix(!after.never() && clock_.Now() >= c.last_activity + *after.value ? "ready" : "waiting");
+    for (const auto& pod : c.reschedulable_pods) mix(pod);
+  }
+  cluster_.ForEachObject(cluster::Kind::kNodePool, [&](const cluster::Object& o) {
+    mix(std::get<api::NodePool>(o).metadata.resource_version);
+  });
+  cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+    const auto& pod = std::get<api::Pod>(o);
+    if (pod.spec.node_name.empty()) mix(pod.metadata.name);
+  });
+  return h;
+}
+
+core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged) {
+  if (options_.simulator) options_.simulator->Reset();
+  Pass pass;
+  std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
+                                               &pass.decision.blocked);
+  pass.decision.nodes = static_cast<int>(all.size() + pass.decision.blocked.size());
   ObserveEmptiness(all);
-  if (all.empty()) return requeue;
-  for (const auto& method : methods_) {
+  if (options_.queue != nullptr) {
+    std::erase_if(all, [&](const Candidate& c) {
+      if (!options_.queue->InProgress(c.name())) return false;
+      pass.decision.blocked.push_back({c.name(), "a disruption is already in progress on it"});
+      return true;
+    });
+  }
+  for (const auto& c : all) {
+    if (!c.blocked.empty()) pass.decision.blocked.push_back({c.name(), c.blocked});
+  }
+  const core::Time now = clock_.Now();
+  const uint64_t state = ConsolidationState(all);
+  const bool unchanged = skip_unchanged && idle_state_ && *idle_state_ == state &&
+                         now < idle_since_ + options_.consolidation_recheck;
+  bool consolidation_ran = false;
+  // Budgets that stopped a method from considering a node, reported when nothing else acts on it.
+  std::map<std::string, std::string> budget_blocked;
+  for (size_t m = 0; m < methods_.size() && !pass.decision.command; ++m) {
+    const auto& method = methods_[m];
+    const std::string type = method->ConsolidationType();
+    const bool expensive = type == "multi" || type == "single";
+    if (expensive && unchanged) continue;
+    consolidation_ran = consolidation_ran || expensive;
     std::vector<Candidate> eligible;
     for (const auto& c : all) {
+      if (!method->Forceful() && !c.blocked.empty()) continue;
       if (method->ShouldDisrupt(c)) eligible.push_back(c);
     }
     if (eligible.empty()) continue;
-    BudgetMapping budgets = BuildBudgetMapping(cluster_, method->Reason());
+    BudgetMapping budgets;
+    if (method->Forceful()) {
+      for (const auto& c : eligible) budgets[c.node_pool_name()] = INT_MAX;
+    } else {
+      budgets = BuildBudgetMapping(cluster_, method->Reason(), now);
+      for (const auto& c : eligible) {
+        auto b = budgets.find(c.node_pool_name());
+        if (b == budgets.end() || b->second <= 0) {
+          budget_blocked.emplace(c.name(), "disruption budgets of nodepool " + c.node_pool_name() +
+                                               " allow no more disruptions for reason " +
+                                               method->Reason() + " now");
+        }
+      }
+    }
     auto commands = method->ComputeCommands(budgets, eligible);
     if (!commands.ok()) return commands.status().WithPrefix(method->Name());
-    for (const auto& cmd : *commands) {
+    for (auto& cmd : *commands) {
       if (cmd.empty()) continue;
-      NS_RETURN_IF_ERROR(Execute(cmd));
-      return requeue;  // one command per pass: the next sees the cluster it left
+      pass.decision.command = std::move(cmd);
+      pass.method = m;
+      break;
     }
   }
-  return requeue;
+  if (skip_unchanged && consolidation_ran) {
+    if (pass.decision.command) {
+      idle_state_.reset();
+    } else {
+      idle_state_ = state;
+      idle_since_ = now;
+    }
+  }
+  for (const auto& [node, reason] : budget_blocked) {
+    bool acted = false;
+    if (pass.decision.command) {
+      for (const auto& c : pass.decision.command->candidates) acted = acted || c.name() == node;
+    }
+    if (!acted) pass.decision.blocked.push_back({node, reason});
+  }
+  return pass;
+}
+
+core::Result<Decision> DisruptionController::Decide() {
+  auto pass = RunPass(/*skip_unchanged=*/false);
+  if (!pass.ok()) return pass.status();
+  return std::move(pass->decision);
+}
+
+core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const runtime::Request&) {
+  const auto requeue = runtime::ReconcileResult::RequeueAfter(options_.poll_interval);
+  const core::Time now = clock_.Now();
+  if (held_) {
+    if (now < held_->since + options_.validation_delay) {
+      return runtime::ReconcileResult::RequeueAfter(held_->since + options_.validation_delay - now);
+    }
+    Held held = std::move(*held_);
+    held_.reset();
+    auto valid = Validate(held.command, held.method);
+    if (!valid.ok()) return valid.status().WithPrefix("validating " + held.command.method);
+    if (!*valid) {
+      Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+           "Abandoning " + held.command.method + " disruption of " +
+               std::to_string(held.command.candidates.size()) +
+               " candidate(s): the command is no longer valid");
+      return requeue;
+    }
+    NS_RETURN_IF_ERROR(Execute(held.command));
+    return requeue;
+  }
+  auto pass = RunPass(/*skip_unchanged=*/true);
+  if (!pass.ok()) return pass.status();
+  if (!pass->decision.command) return requeue;
+  Command& command = *pass->decision.command;
+  const bool validates = !methods_[pass->method]->ConsolidationType().empty();
+  if (validates && options_.validation_delay > core::Duration::zero()) {
+    held_ = Held{std::move(command), pass->method, now};
+    return runtime::ReconcileResult::RequeueAfter(options_.validation_delay);
+  }
+  NS_RETURN_IF_ERROR(Execute(command));
+  return requeue;  // one command per pass: the next sees the cluster it left
+}
+
+core::Result<bool> DisruptionController::Validate(const Command& command, size_t m) {
+  if (options_.simulator) options_.simulator->Reset();
+  const auto& method = methods_[m];
+  std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get());
+  ObserveEmptiness(all);
+  std::map<std::string, const Candidate*> by_name;
+  for (const auto& c : all) by_name[c.name()] = &c;
+  // Every candidate must still be one, unblocked, that the method would consider.
+  std::vector<Candidate> still;
+  for (const auto& c : command.candidates) {
+    auto it = by_name.find(c.name());
+    if (it == by_name.end()) return false;
+    const Candidate& now_c = *it->second;
+    if (!method->Forceful() && !now_c.blocked.empty()) return false;
+    if (!method->ShouldDisrupt(now_c)) return false;
+    still.push_back(now_c);
+  }
+  BudgetMapping budgets = BuildBudgetMapping(cluster_, method->Reason(), clock_.Now());
+  auto commands = method->ComputeCommands(budgets, still);
+  if (!commands.ok()) return commands.status();
+  for (const auto& again : *commands) {
+    if (again.empty()) continue;
+    std::set<std::string> before, after;
+    for (const auto& c : command.candidates) before.insert(c.name());
+    for (const auto& c : again.candidates) after.insert(c.name());
+    if (before != after || again.replacements.size() != command.replacements.size()) return false;
+    for (size_t i = 0; i < command.replacements.size(); ++i) {
+      const auto& now_options = again.replacements[i].instance_type_options;
+      for (const auto& type : command.replacements[i].instance_type_options) {
+        if (std::find(now_options.begin(), now_options.end(), type) == now_options.end()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  return false;
 }
 
 void DisruptionController::ObserveEmptiness(std::vector<Candidate>& candidates) {
@@ -80,9 +255,10 @@ void DisruptionController::ObserveEmptiness(std::vector<Candidate>& candidates) 
 }
 
 core::Status DisruptionController::Execute(const Command& command) {
-  if (!command.replacements.empty()) {
-    // Replacing nodes needs launch-before-delete orchestration no method asks for yet.
-    return core::Status::Internal(command.method + " asked for replacements, not supported yet");
+  if (!command.replacements.empty() && options_.queue == nullptr) {
+    // Replacing nodes needs the queue to launch the replacements before deleting anything.
+    return core::Status::Internal(command.method +
+                                  " asked for replacements without an orchestration queue");
   }
   std::string nodes, claims;
   for (const auto& c : command.candidates) {
@@ -110,6 +286,7 @@ core::Status DisruptionController::Execute(const Command& command) {
         {"nodes", nodes},
         {"nodeClaims", claims},
         {"savingsPerHour", FormatPrice(command.savings_per_hour)}});
+  if (options_.queue != nullptr) return options_.queue->Add(command);
   for (const auto& c : command.candidates) {
     core::Status st = cluster_.Delete<api::NodeClaim>("", c.node_claim.metadata.name);
     if (!st.ok() && st.code() != core::StatusCode::kNotFound) {

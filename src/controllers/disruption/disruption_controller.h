@@ -1,8 +1,21 @@
 // DisruptionController: decides which nodes to take away, as Karpenter's disruption
-// controller. Every `poll_interval` it builds the candidates, and tries its methods in order
-// (today: emptiness); the first method that yields a command has it executed, and the pass ends
-// (one command per pass). Executing a command logs and records a DisruptionDecision, then
+// controller. Every `poll_interval` it builds the candidates and tries its methods in order
+// (emptiness, drift, expiration, multi-node and single-node consolidation); the first method
+// that yields a command ends the pass (one command per pass). A consolidation command
+// (emptiness, multi-node, single-node) is held for `validation_delay` and computed again; it
+// acts only if the method still decides the same (same candidates, as many replacements, the
+// original replacement options still among the new ones), else it is abandoned. Executing a
+// command logs and records a DisruptionDecision, then hands it to the orchestration queue
+// (taint, launch replacements, wait for them, delete the candidates) or, without a queue,
 // deletes the candidates' NodeClaims; the terminator drains and terminates them.
+//
+// Decide() is the same pass without acting and without waiting: what `nodesmith disrupt` prints.
+//
+// Consolidation is expensive (each decision simulates scheduling), so, as Karpenter does, the
+// multi-node and single-node methods are skipped while nothing they look at has changed since
+// a pass in which they found nothing: the candidates, their pods and blockers, the pending pods
+// and the NodePools. They run again at least every `consolidation_recheck` regardless, since
+// budgets with schedules and prices can change without the cluster changing.
 //
 // The controller also notices pods leaving by itself: a candidate seen with reschedulable pods
 // on one pass and without them on a later one counts as having had a pod event at that later
@@ -12,6 +25,7 @@
 // Singleton. Not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +35,7 @@
 #include "cloud/cloud_provider.h"
 #include "cluster/cluster_api.h"
 #include "controllers/common/nominations.h"
+#include "controllers/disruption/simulation.h"
 #include "controllers/disruption/types.h"
 #include "core/clock.h"
 #include "core/duration.h"
@@ -29,11 +44,25 @@
 
 namespace nodesmith::controllers {
 
+class OrchestrationQueue;
+
 struct DisruptionOptions {
   core::Duration poll_interval = std::chrono::seconds(10);
+  // How long a consolidation command waits before it is validated and acted on (Karpenter's
+  // consolidation TTL). Zero: act at once.
+  core::Duration validation_delay = std::chrono::seconds(15);
   // The provisioner's nominations: nominated nodes are not candidates. Null: none known.
   std::shared_ptr<const Nominations> nominations;
+  // Unchanged clusters are consolidated again after this long (see above).
+  core::Duration consolidation_recheck = std::chrono::minutes(5);
+  // The simulator the methods share; reset at the start of every pass. Null: no method needs it.
+  std::shared_ptr<SchedulingSimulator> simulator;
+  // Carries out commands: taints, launches replacements, deletes once they are up. Its nodes in
+  // flight are not candidates. Null: candidates' NodeClaims are deleted directly and commands
+  // with replacements are refused. Not owned; REQUIRES: outlives the controller.
+  OrchestrationQueue* queue = nullptr;
 };
+
 
 class DisruptionController : public runtime::Controller {
  public:
@@ -48,7 +77,24 @@ class DisruptionController : public runtime::Controller {
   bool Singleton() const override { return true; }
   core::Result<runtime::ReconcileResult> Reconcile(const runtime::Request& request) override;
 
+  // One pass without acting: the command the methods would take now and the nodes that are
+  // blocked, with reasons. Validation waits are skipped. Only the controller's memory of which
+  // nodes had pods is updated.
+  core::Result<Decision> Decide();
+
  private:
+  // The first method's command this pass, with the index of the method that made it.
+  struct Pass {
+    Decision decision;
+    size_t method = 0;
+  };
+  // `skip_unchanged`: skip consolidation methods when the cluster is as it was when they last
+  // found nothing (Reconcile; Decide never skips).
+  core::Result<Pass> RunPass(bool skip_unchanged);
+  // A digest of what consolidation decisions depend on.
+  uint64_t ConsolidationState(const std::vector<Candidate>& candidates) const;
+  // Whether `command`, made by methods_[method] one validation delay ago, still stands.
+  core::Result<bool> Validate(const Command& command, size_t method);
   core::Status Execute(const Command& command);
   // Updates what was seen of each candidate and moves its last_activity accordingly.
   void ObserveEmptiness(std::vector<Candidate>& candidates);
@@ -65,9 +111,22 @@ class DisruptionController : public runtime::Controller {
   std::vector<std::unique_ptr<Method>> methods_;
   DisruptionOptions options_;
   std::map<std::string, Seen> seen_;  // by NodeClaim name
+  // A consolidation command waiting for validation, the method that made it, and since when.
+  struct Held {
+    Command command;
+    size_t method = 0;
+    core::Time since;
+  };
+  std::optional<Held> held_;
+  // The ConsolidationState at the last pass in which consolidation found nothing, and when.
+  std::optional<uint64_t> idle_state_;
+  core::Time idle_since_;
 };
 
-// The methods Karpenter tries, in its order, that nodesmith implements so far.
-std::vector<std::unique_ptr<Method>> DefaultMethods(const core::Clock& clock);
+// The methods Karpenter tries, in its order: emptiness, drift, expiration, multi-node and
+// single-node consolidation. REQUIRES: clock and simulator outlive the methods.
+std::vector<std::unique_ptr<Method>> DefaultMethods(const core::Clock& clock,
+                                                    SchedulingSimulator& simulator,
+                                                    const MethodOptions& options = {});
 
 }  // namespace nodesmith::controllers

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "controllers/disruption/budgets.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/emptiness.h"
 #include "controllers/testing/fixtures.h"
@@ -70,11 +71,27 @@ class DisruptionTest : public ::testing::Test {
     }
     return out;
   }
-  core::Result<runtime::ReconcileResult> Reconcile() { return controller_.Reconcile({}); }
+  core::Result<runtime::ReconcileResult> Reconcile() { return controller_->Reconcile({}); }
+
+  // A controller over the fixture's world with the default methods; validation waits
+  // `validation_delay` (the emptiness timing tests below act without one).
+  std::unique_ptr<DisruptionController> NewController(
+      core::Duration validation_delay = seconds(0),
+      std::shared_ptr<const Nominations> nominations = nullptr) {
+    DisruptionOptions options;
+    options.validation_delay = validation_delay;
+    options.nominations = std::move(nominations);
+    options.simulator = simulator_;
+    return std::make_unique<DisruptionController>(world_.clock, world_.cluster, world_.cloud,
+                                                  world_.recorder,
+                                                  DefaultMethods(world_.clock, *simulator_),
+                                                  options);
+  }
 
   World world_;
-  DisruptionController controller_{world_.clock, world_.cluster, world_.cloud, world_.recorder,
-                                   DefaultMethods(world_.clock)};
+  std::shared_ptr<SchedulingSimulator> simulator_ =
+      std::make_shared<SchedulingSimulator>(world_.cluster, world_.cloud);
+  std::unique_ptr<DisruptionController> controller_ = NewController();
 };
 
 TEST_F(DisruptionTest, PollsEveryTenSeconds) {
@@ -152,9 +169,18 @@ TEST_F(DisruptionTest, DoNotDisruptOnTheNodeOrAPodBlocks) {
   world_.MustCreate(p);
   ASSERT_TRUE(world_.cluster.Bind("default", "precious", "ip-2").ok());
   world_.clock.Step(seconds(60));
-  EXPECT_THAT(BuildCandidates(world_.clock, world_.cluster, world_.cloud), IsEmpty());
+  auto candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(candidates, SizeIs(2));
+  EXPECT_EQ(candidates[0].blocked, "node has karpenter.sh/do-not-disrupt");
+  EXPECT_EQ(candidates[1].blocked, "pod default/precious has karpenter.sh/do-not-disrupt");
   ASSERT_TRUE(Reconcile().ok());
   EXPECT_THAT(Deleting(), IsEmpty());
+  auto decision = controller_->Decide();
+  ASSERT_TRUE(decision.ok());
+  EXPECT_FALSE(decision->command.has_value());
+  EXPECT_THAT(decision->blocked,
+              ElementsAre(BlockedNode{"ip-1", "node has karpenter.sh/do-not-disrupt"},
+                          BlockedNode{"ip-2", "pod default/precious has karpenter.sh/do-not-disrupt"}));
 }
 
 TEST_F(DisruptionTest, TheDefaultTenPercentBudgetRoundsUp) {
@@ -187,16 +213,13 @@ TEST_F(DisruptionTest, ANodePendingPodsAreNominatedToIsNotEmpty) {
   AddNode(2);
   auto nominations = std::make_shared<Nominations>();
   nominations->Publish({{"default/web", "default-1"}, {"default/api", "ip-2"}});
-  DisruptionOptions options;
-  options.nominations = nominations;
-  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
-                                  DefaultMethods(world_.clock), options);
+  auto controller = NewController(seconds(0), nominations);
   world_.clock.Step(seconds(60));
-  ASSERT_TRUE(controller.Reconcile({}).ok());
+  ASSERT_TRUE(controller->Reconcile({}).ok());
   EXPECT_THAT(Deleting(), IsEmpty());
 
   nominations->Publish({});  // the pods were bound elsewhere
-  ASSERT_TRUE(controller.Reconcile({}).ok());
+  ASSERT_TRUE(controller->Reconcile({}).ok());
   EXPECT_THAT(Deleting(), SizeIs(1)) << "ceil(10% of 2)";
 }
 
@@ -217,13 +240,120 @@ TEST_F(DisruptionTest, PodsSeenLeavingCountEvenBeforeTheirPodEventIsRecorded) {
   EXPECT_THAT(Deleting(), ElementsAre("default-1"));
 }
 
-TEST(BudgetAllowanceTest, IntsAndPercentages) {
-  EXPECT_EQ(*BudgetAllowance("10%", 12), 2);
-  EXPECT_EQ(*BudgetAllowance("10%", 0), 0);
-  EXPECT_EQ(*BudgetAllowance("5", 3), 5);
-  EXPECT_EQ(*BudgetAllowance("0", 3), 0);
-  EXPECT_FALSE(BudgetAllowance("ten", 3).ok());
-  EXPECT_FALSE(BudgetAllowance("-1", 3).ok());
+// A Running, Ready pod of the default namespace labelled app=<app>, bound to `node`.
+api::Pod ReadyPod(World& world, const std::string& name, const std::string& app,
+                  const std::string& node) {
+  api::Pod p = testing::PendingPod(name);
+  p.metadata.labels["app"] = app;
+  p.status.phase = "Running";
+  p.status.start_time = world.clock.Now();
+  p.status.conditions.push_back({"Ready", "True", "", "", world.clock.Now()});
+  world.MustCreate(p);
+  EXPECT_TRUE(world.cluster.Bind("default", name, node).ok());
+  return world.MustGet<api::Pod>("default", name);
+}
+
+TEST_F(DisruptionTest, APodDisruptionBudgetThatAllowsNoEvictionBlocksTheNode) {
+  AddNode(1);
+  AddNode(2);
+  ReadyPod(world_, "db-0", "db", "ip-1");
+  ReadyPod(world_, "web-0", "web", "ip-2");
+  api::PodDisruptionBudget pdb;
+  pdb.metadata.name = "db";
+  pdb.metadata.namespace_ = "default";
+  pdb.min_available = api::IntOrString{false, 1, ""};
+  pdb.selector = api::LabelSelector{{{"app", "db"}}, {}};
+  world_.MustCreate(pdb);
+
+  auto candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(candidates, SizeIs(2));
+  for (const auto& c : candidates) {
+    EXPECT_EQ(c.blocked, c.name() == "ip-1" ? "pdb default/db prevents pod evictions (pod default/db-0)"
+                                            : "")
+        << c.name();
+  }
+
+  // A second healthy replica gives the budget room: the node is free again.
+  AddNode(3);
+  ReadyPod(world_, "db-1", "db", "ip-3");
+  for (const auto& c : BuildCandidates(world_.clock, world_.cluster, world_.cloud)) {
+    EXPECT_EQ(c.blocked, "") << c.name();
+  }
+}
+
+TEST_F(DisruptionTest, DoNotDisruptWithADurationProtectsAPodForThatLongAfterItStarted) {
+  AddNode(1);
+  api::Pod p = testing::PendingPod("batch");
+  p.metadata.annotations[kDoNotDisruptAnnotation] = "10m";
+  p.status.phase = "Running";
+  p.status.start_time = world_.clock.Now();
+  world_.MustCreate(p);
+  ASSERT_TRUE(world_.cluster.Bind("default", "batch", "ip-1").ok());
+
+  world_.clock.Step(seconds(300));
+  auto candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(candidates, SizeIs(1));
+  EXPECT_EQ(candidates[0].blocked,
+            "pod default/batch has karpenter.sh/do-not-disrupt until 2025-01-01T00:10:00Z");
+  world_.clock.Step(seconds(300));
+  candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(candidates, SizeIs(1));
+  EXPECT_EQ(candidates[0].blocked, "") << "protection ends exactly at start + 10m";
+}
+
+TEST_F(DisruptionTest, UnusableNodesAreExcludedWithTheirReasons) {
+  AddNode(1);
+  api::NodeClaim launching;
+  launching.metadata.name = "default-9";
+  launching.metadata.labels = {{s::kLabelNodePool, "default"}};
+  world_.MustCreate(launching);
+  std::vector<BlockedNode> excluded;
+  auto candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud, nullptr, &excluded);
+  EXPECT_THAT(candidates, SizeIs(1));
+  EXPECT_THAT(excluded, ElementsAre(BlockedNode{"nodeclaim default-9",
+                                                "nodeclaim default-9 has no node yet"}));
+}
+
+TEST_F(DisruptionTest, AConsolidationCommandActsOnlyAfterTheValidationDelay) {
+  auto controller = NewController(seconds(15));
+  AddNode(1);
+  world_.clock.Step(seconds(30));
+  auto r = controller->Reconcile({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->requeue_after, seconds(15));
+  EXPECT_THAT(Deleting(), IsEmpty()) << "held for validation";
+  world_.clock.Step(seconds(15));
+  ASSERT_TRUE(controller->Reconcile({}).ok());
+  EXPECT_THAT(Deleting(), ElementsAre("default-1"));
+}
+
+TEST_F(DisruptionTest, ValidationAbandonsACommandTheClusterNoLongerSupports) {
+  auto controller = NewController(seconds(15));
+  AddNode(1);
+  world_.clock.Step(seconds(30));
+  ASSERT_TRUE(controller->Reconcile({}).ok());
+  BindPod("late", "ip-1");  // a pod lands during the validation window: the node is not empty
+  world_.clock.Step(seconds(15));
+  ASSERT_TRUE(controller->Reconcile({}).ok());
+  EXPECT_THAT(Deleting(), IsEmpty());
+  EXPECT_THAT(world_.Messages(),
+              Contains("Abandoning emptiness disruption of 1 candidate(s): the command is no "
+                       "longer valid"));
+}
+
+TEST_F(DisruptionTest, DecideReportsAnExhaustedBudgetAsTheBlocker) {
+  AddNode(1);
+  UpdatePool([](api::NodePool& p) {
+    p.disruption.budgets = {api::Budget{"0", std::nullopt, std::nullopt, {}}};
+  });
+  world_.clock.Step(seconds(60));
+  auto decision = controller_->Decide();
+  ASSERT_TRUE(decision.ok());
+  EXPECT_FALSE(decision->command.has_value());
+  EXPECT_EQ(decision->nodes, 1);
+  EXPECT_THAT(decision->blocked,
+              Contains(BlockedNode{"ip-1", "disruption budgets of nodepool default allow no more "
+                                           "disruptions for reason Empty now"}));
 }
 
 TEST(EvictionCostTest, PriorityAndDeletionCostRaiseIt) {

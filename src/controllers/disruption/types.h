@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct Candidate {
   // When the node last changed (last pod event, else initialization): consolidateAfter counts
   // from here.
   core::Time last_activity;
+  // Why graceful methods must leave this node alone now ("pod default/db-0 has
+  // karpenter.sh/do-not-disrupt", a PDB that forbids an eviction); "" when nothing does.
+  // Forceful methods (expiration) disrupt it anyway: termination still honours PDBs up to the
+  // NodeClaim's terminationGracePeriod.
+  std::string blocked;
 
   const std::string& name() const { return node.metadata.name; }
   const std::string& node_pool_name() const { return node_pool.metadata.name; }
@@ -57,6 +63,31 @@ struct Command {
 // Disruptions still allowed now, per NodePool name, for one reason.
 using BudgetMapping = std::map<std::string, int>;
 
+// A node nodesmith will not disrupt now, and why ("pod default/db-0 has
+// karpenter.sh/do-not-disrupt", "pdb default/db prevents evicting pod default/db-0", ...).
+struct BlockedNode {
+  std::string node;
+  std::string reason;
+
+  bool operator==(const BlockedNode&) const = default;
+};
+
+// What one disruption pass concluded: the command it would take (at most one, the first method
+// in order that has one), and the nodes that could not be considered, with reasons.
+struct Decision {
+  std::optional<Command> command;
+  std::vector<BlockedNode> blocked;
+  int nodes = 0;  // managed nodes looked at
+};
+
+// What the consolidation methods may do beyond Karpenter's defaults.
+struct MethodOptions {
+  // Karpenter's SpotToSpotConsolidation feature gate.
+  bool spot_to_spot_consolidation = false;
+  // Multi-node consolidation considers at most this many candidates per pass (Karpenter: 100).
+  int multi_node_max_candidates = 100;
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -70,8 +101,11 @@ class Method {
       const BudgetMapping& budgets, const std::vector<Candidate>& candidates) = 0;
   // The budget reason it counts against: "Empty", "Drifted", "Underutilized".
   virtual std::string Reason() const = 0;
-  // "empty", "single", "multi" for consolidation methods; "" otherwise.
+  // "empty", "single", "multi" for consolidation methods; "" otherwise. Commands of
+  // consolidation methods are validated again after the validation delay before they act.
   virtual std::string ConsolidationType() const = 0;
+  // A forceful method (expiration) sees blocked candidates too and is not bound by budgets.
+  virtual bool Forceful() const { return false; }
 };
 
 }  // namespace nodesmith::controllers

@@ -6,6 +6,7 @@
 #include "cluster/cluster_snapshot.h"
 #include "controllers/common/karpenter.h"
 #include "controllers/controllers.h"
+#include "controllers/provisioning/nodeclaim_builder.h"
 #include "solver/snapshot.h"
 
 namespace nodesmith::controllers {
@@ -225,32 +226,7 @@ core::Status Provisioner::Provision() {
 
 core::Status Provisioner::CreateNodeClaim(const solver::NewNodeClaim& planned,
                                           const api::NodePool& pool) {
-  api::NodeClaim claim;
-  claim.metadata.generate_name = pool.metadata.name + "-";
-  claim.metadata.labels = pool.template_.labels;
-  for (const auto& [k, v] : planned.labels) claim.metadata.labels[k] = v;
-  claim.metadata.labels[scheduling::kLabelNodePool] = pool.metadata.name;
-  claim.metadata.annotations = pool.template_.annotations;
-  claim.metadata.annotations[kNodePoolHashAnnotation] = NodePoolHash(pool);
-  claim.metadata.annotations[kNodePoolHashVersionAnnotation] = kNodePoolHashVersion;
-  claim.metadata.finalizers = {kTerminationFinalizer};
-  claim.metadata.owner_references.push_back(
-      api::OwnerReference{"karpenter.sh/v1", "NodePool", pool.metadata.name, pool.metadata.uid,
-                          false});
-
-  for (auto& r : planned.requirements.ToNodeSelectorRequirements()) {
-    if (r.key == scheduling::kLabelInstanceTypeStable) continue;
-    claim.spec.requirements.push_back(std::move(r));
-  }
-  claim.spec.requirements.push_back(api::NodeSelectorRequirement{
-      scheduling::kLabelInstanceTypeStable, "In", planned.instance_type_options, std::nullopt});
-  claim.spec.resource_requests = planned.requests;
-  claim.spec.taints = pool.template_.spec.taints;
-  claim.spec.startup_taints = pool.template_.spec.startup_taints;
-  claim.spec.node_class_ref = pool.template_.spec.node_class_ref;
-  claim.spec.expire_after = pool.template_.spec.expire_after;
-  claim.spec.termination_grace_period = pool.template_.spec.termination_grace_period;
-
+  api::NodeClaim claim = BuildNodeClaim(planned, pool);
   auto created = cluster_.Create(std::move(claim));
   if (!created.ok()) return created.status().WithPrefix("creating nodeclaim for nodepool " + pool.metadata.name);
   const std::string& name = created->metadata.name;

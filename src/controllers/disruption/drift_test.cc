@@ -1,0 +1,238 @@
+// The drift method as a specification: which drifted nodes go, together or one by one, what
+// replaces them, and what holds them back (budgets, do-not-disrupt, pods with nowhere to go).
+#include "controllers/disruption/drift.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "controllers/disruption/budgets.h"
+#include "controllers/disruption/candidates.h"
+#include "controllers/disruption/disruption_controller.h"
+#include "controllers/nodeclaim/drift_detection.h"
+#include "controllers/testing/fixtures.h"
+
+namespace nodesmith::controllers {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using ::testing::UnorderedElementsAre;
+using testing::World;
+namespace s = scheduling;
+
+std::vector<std::string> Names(const Command& cmd) {
+  std::vector<std::string> out;
+  for (const auto& c : cmd.candidates) out.push_back(c.name());
+  return out;
+}
+
+class DriftTest : public ::testing::Test {
+ protected:
+  DriftTest() {
+    api::NodePool pool = testing::Pool();
+    pool.disruption.budgets = {api::Budget{"100%", std::nullopt, std::nullopt, {}}};
+    world_.MustCreate(pool);
+  }
+
+  // An initialized spot node ip-<i> of `type` in zone-a with NodeClaim default-<i>, whose
+  // Drifted condition is True when `drifted`.
+  void AddNode(int i, const std::string& type = "small", bool drifted = true) {
+    const std::string id = std::to_string(i);
+    const core::Time now = world_.clock.Now();
+    api::NodeClaim c;
+    c.metadata.name = "default-" + id;
+    c.metadata.labels = {{s::kLabelNodePool, "default"},
+                         {s::kLabelInstanceTypeStable, type},
+                         {s::kLabelTopologyZone, "zone-a"},
+                         {s::kLabelCapacityType, "spot"}};
+    c.metadata.finalizers = {kTerminationFinalizer};
+    c.status.provider_id = "aws:///zone-a/i-" + id;
+    c.status.node_name = "ip-" + id;
+    c.status.conditions = {{kConditionLaunched, "True", "", "", now},
+                           {kConditionRegistered, "True", "", "", now},
+                           {kConditionInitialized, "True", "", "", now}};
+    if (drifted) {
+      c.status.conditions.push_back({kConditionDrifted, "True", "AMIDrift", "", now});
+    }
+    world_.MustCreate(c);
+    api::Node n;
+    n.metadata.name = "ip-" + id;
+    n.metadata.labels = c.metadata.labels;
+    n.spec.provider_id = c.status.provider_id;
+    n.status.conditions = {{"Ready", "True", "", "", now}};
+    world_.MustCreate(n);
+  }
+  void BindPod(const std::string& name, const std::string& node, const std::string& cpu = "500m",
+               bool do_not_disrupt = false) {
+    api::Pod p = testing::PendingPod(name, cpu);
+    if (do_not_disrupt) p.metadata.annotations[kDoNotDisruptAnnotation] = "true";
+    world_.MustCreate(p);
+    ASSERT_TRUE(world_.cluster.Bind("default", name, node).ok());
+  }
+  void SetBudgets(std::vector<api::Budget> budgets) {
+    api::NodePool p = world_.MustGet<api::NodePool>("", "default");
+    p.disruption.budgets = std::move(budgets);
+    ASSERT_TRUE(world_.cluster.Update(p).ok());
+  }
+
+  // What the disruption controller does with one method: candidates it accepts, budgets for
+  // its reason, and the commands it computes.
+  std::vector<Command> Compute() {
+    simulator_.Reset();
+    std::vector<Candidate> eligible;
+    for (Candidate& c : BuildCandidates(world_.clock, world_.cluster, world_.cloud)) {
+      if (drift_.ShouldDisrupt(c)) eligible.push_back(std::move(c));
+    }
+    auto commands = drift_.ComputeCommands(
+        BuildBudgetMapping(world_.cluster, drift_.Reason(), world_.clock.Now()), eligible);
+    EXPECT_TRUE(commands.ok()) << commands.status().message();
+    return commands.ok() ? *commands : std::vector<Command>{};
+  }
+
+  World world_;
+  SchedulingSimulator simulator_{world_.cluster, world_.cloud};
+  Drift drift_{world_.clock, simulator_};
+};
+
+TEST_F(DriftTest, IsAnEventualMethodCountingAgainstTheDriftedBudget) {
+  EXPECT_EQ(drift_.Name(), "drift");
+  EXPECT_EQ(drift_.Reason(), "Drifted");
+  EXPECT_EQ(drift_.ConsolidationType(), "");
+  EXPECT_FALSE(drift_.Forceful());
+}
+
+TEST_F(DriftTest, ADriftedNodeIsReplacedByWhatItsPodsNeed) {
+  AddNode(1, "large");
+  BindPod("web", "ip-1");
+  BindPod("api", "ip-1");
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  const Command& cmd = commands[0];
+  EXPECT_EQ(cmd.method, "drift");
+  EXPECT_EQ(cmd.reason, "Drifted");
+  EXPECT_THAT(Names(cmd), ElementsAre("ip-1"));
+  ASSERT_THAT(cmd.replacements, SizeIs(1)) << "two 500m pods fit one small node";
+  EXPECT_EQ(cmd.replacements[0].node_pool, "default");
+  EXPECT_THAT(cmd.replacements[0].pods, UnorderedElementsAre("default/web", "default/api"));
+  EXPECT_EQ(cmd.replacements[0].instance_type_options.front(), "small");
+  EXPECT_THAT(cmd.savings_per_hour, DoubleNear(0.12 - 0.03, 1e-9));
+}
+
+TEST_F(DriftTest, AReplacementMayCostMoreThanTheDriftedNode) {
+  AddNode(1, "small");
+  BindPod("web", "ip-1", "1500m");
+  // Retire "small": the pod needs a large node now.
+  cloud::Catalog only_large = testing::TestCatalog();
+  std::erase_if(only_large.instance_types,
+                [](const cloud::InstanceTypePtr& t) { return t->name == "small"; });
+  world_.cloud.SetCatalog(only_large);
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  ASSERT_THAT(commands[0].replacements, SizeIs(1));
+  EXPECT_THAT(commands[0].replacements[0].pods, ElementsAre("default/web"));
+  EXPECT_LT(commands[0].savings_per_hour, 0) << "drift is not about cost";
+}
+
+TEST_F(DriftTest, EmptyDriftedNodesAreDeletedTogetherBeforeAnyReplacement) {
+  AddNode(1);
+  BindPod("web", "ip-1");
+  AddNode(2);
+  AddNode(3);
+  AddNode(4, "small", /*drifted=*/false);
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Names(commands[0]), UnorderedElementsAre("ip-2", "ip-3"));
+  EXPECT_THAT(commands[0].replacements, IsEmpty());
+  EXPECT_THAT(commands[0].savings_per_hour, DoubleNear(0.06, 1e-9));
+  EXPECT_EQ(simulator_.solves(), 0) << "empty nodes need no simulation";
+}
+
+TEST_F(DriftTest, TheFirstNodeWhosePodsCanAllMoveIsTaken) {
+  AddNode(1);
+  BindPod("huge", "ip-1", "16");  // no instance type holds 16 cpu: it cannot move
+  AddNode(2);
+  BindPod("web", "ip-2");
+  BindPod("api", "ip-2");  // two pods: ip-2 costs more to disrupt and is tried second
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Names(commands[0]), ElementsAre("ip-2"));
+  EXPECT_EQ(simulator_.solves(), 2);
+}
+
+TEST_F(DriftTest, NothingHappensWhenNoDriftedNodesPodsCanMove) {
+  AddNode(1);
+  BindPod("huge", "ip-1", "16");
+  AddNode(2, "small", /*drifted=*/false);
+  BindPod("web", "ip-2");
+  EXPECT_THAT(Compute(), IsEmpty());
+}
+
+TEST_F(DriftTest, ABudgetOfZeroForDriftedBlocksEveryDriftedNode) {
+  AddNode(1);
+  BindPod("web", "ip-1");
+  AddNode(2);
+  SetBudgets({api::Budget{"100%", std::nullopt, std::nullopt, {}},
+              api::Budget{"0", std::nullopt, std::nullopt, {"Drifted"}}});
+  EXPECT_THAT(Compute(), IsEmpty());
+
+  SetBudgets({api::Budget{"0", std::nullopt, std::nullopt, {"Empty", "Underutilized"}}});
+  EXPECT_THAT(Compute(), SizeIs(1)) << "budgets for other reasons do not apply";
+}
+
+TEST_F(DriftTest, ABudgetBoundsHowManyEmptyDriftedNodesGoAtOnce) {
+  for (int i = 1; i <= 3; ++i) AddNode(i);
+  SetBudgets({api::Budget{"2", std::nullopt, std::nullopt, {"Drifted"}}});
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(commands[0].candidates, SizeIs(2));
+}
+
+TEST_F(DriftTest, DoNotDisruptOnAPodOrTheNodeHoldsADriftedNode) {
+  AddNode(1);
+  BindPod("db", "ip-1", "500m", /*do_not_disrupt=*/true);
+  AddNode(2);
+  api::Node n = world_.MustGet<api::Node>("", "ip-2");
+  n.metadata.annotations[kDoNotDisruptAnnotation] = "true";
+  ASSERT_TRUE(world_.cluster.Update(n).ok());
+  EXPECT_THAT(Compute(), IsEmpty());
+}
+
+TEST_F(DriftTest, ADriftedConditionThatIsNotTrueIsNotDrift) {
+  AddNode(1, "small", /*drifted=*/false);
+  api::NodeClaim c = world_.MustGet<api::NodeClaim>("", "default-1");
+  c.status.conditions.push_back({kConditionDrifted, "False", "", "", world_.clock.Now()});
+  ASSERT_TRUE(world_.cluster.Update(c).ok());
+  EXPECT_THAT(Compute(), IsEmpty());
+}
+
+// Detection and disruption together: a requirement change on the pool makes the node drift,
+// and the disruption controller's pass picks the drift method for it.
+TEST_F(DriftTest, TheDisruptionControllerReplacesANodeDriftDetectionMarked) {
+  AddNode(1, "small", /*drifted=*/false);
+  BindPod("web", "ip-1");
+  api::NodePool p = world_.MustGet<api::NodePool>("", "default");
+  p.template_.spec.requirements = {{s::kLabelCapacityType, "In", {"on-demand"}, std::nullopt}};
+  ASSERT_TRUE(world_.cluster.Update(p).ok());
+  ASSERT_TRUE(MarkDrift(world_.clock, world_.cluster, world_.cloud).ok());
+  EXPECT_EQ(world_.MustGet<api::NodeClaim>("", "default-1").FindCondition(kConditionDrifted)->reason,
+            kDriftReasonRequirementsDrifted);
+
+  auto simulator = std::make_shared<SchedulingSimulator>(world_.cluster, world_.cloud);
+  DisruptionOptions options;
+  options.simulator = simulator;
+  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
+                                  DefaultMethods(world_.clock, *simulator), options);
+  auto decision = controller.Decide();
+  ASSERT_TRUE(decision.ok()) << decision.status().message();
+  ASSERT_TRUE(decision->command.has_value());
+  EXPECT_EQ(decision->command->method, "drift");
+  EXPECT_THAT(Names(*decision->command), ElementsAre("ip-1"));
+  ASSERT_THAT(decision->command->replacements, SizeIs(1));
+  EXPECT_EQ(decision->command->replacements[0].launch.capacity_type, "on-demand")
+      << "the replacement follows the pool's new requirements";
+}
+
+}  // namespace
+}  // namespace nodesmith::controllers

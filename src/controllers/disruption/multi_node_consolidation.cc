@@ -1,0 +1,64 @@
+#include "controllers/disruption/multi_node_consolidation.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace nodesmith::controllers {
+namespace {
+
+// The price a replacement must stay below when it could be one of the candidates' own types:
+// the cheapest candidate of any type among the options. Replacing N nodes by one node of a type
+// one of them already has is deleting the others with extra pod churn (Karpenter's
+// filterOutSameType). +infinity when no option is a candidate's type.
+double SameTypeCeiling(const solver::NewNodeClaim& replacement,
+                       const std::vector<Candidate>& candidates) {
+  std::map<std::string, double> cheapest_by_type;
+  for (const Candidate& c : candidates) {
+    auto [it, inserted] = cheapest_by_type.emplace(c.instance_type, c.price_per_hour);
+    if (!inserted) it->second = std::min(it->second, c.price_per_hour);
+  }
+  double ceiling = std::numeric_limits<double>::infinity();
+  for (const std::string& option : replacement.instance_type_options) {
+    auto it = cheapest_by_type.find(option);
+    if (it != cheapest_by_type.end()) ceiling = std::min(ceiling, it->second);
+  }
+  return ceiling;
+}
+
+}  // namespace
+
+core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
+    const BudgetMapping& budgets, const std::vector<Candidate>& candidates) {
+  const std::vector<Candidate> eligible =
+      WithinBudgets(budgets, candidates, std::max(options_.multi_node_max_candidates, 0),
+                    /*together=*/true);
+  // Single nodes are single-node consolidation's; it finds every one-node option.
+  if (eligible.size() < 2) return std::vector<Command>{};
+
+  // Binary search for the longest prefix of two or more candidates that consolidates: candidates
+  // come cheapest disruption first, the order in which they are likeliest to go.
+  std::optional<Command> best;
+  size_t lo = 2, hi = eligible.size();
+  while (lo <= hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const std::vector<Candidate> prefix(eligible.begin(), eligible.begin() + mid);
+    auto computed = ComputeConsolidation(prefix);
+    if (!computed.ok()) return computed.status();
+    std::optional<Command>& cmd = *computed;
+    if (cmd && !cmd->replacements.empty()) {
+      solver::NewNodeClaim& r = cmd->replacements.front();
+      if (!KeepOptionsCheaperThan(r, SameTypeCeiling(r, prefix)) || !Relaunch(*cmd)) cmd.reset();
+    }
+    if (cmd) {
+      best = std::move(cmd);
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  if (!best) return std::vector<Command>{};
+  return std::vector<Command>{std::move(*best)};
+}
+
+}  // namespace nodesmith::controllers

@@ -1,0 +1,85 @@
+// SchedulingSimulator: "if these candidates went away, where would their pods go?" — the question
+// every consolidation and drift decision asks, as Karpenter's SimulateScheduling.
+//
+// It snapshots the cluster once per disruption pass (lazily, on the first Simulate after Reset)
+// and, per question, removes the candidates' Nodes and NodeClaims, turns their reschedulable pods
+// pending, and runs the provisioning solver over what is left: every other Ready, schedulable
+// Node and in-flight NodeClaim is existing capacity; Nodes being deleted or carrying the
+// karpenter.sh/disrupted taint are not (their pods are pending too, so the simulation does not
+// hand out room they will need). Pods already pending take part, so room they need is not
+// promised twice; new NodeClaims that hold none of the candidates' pods are the provisioner's
+// business, not replacements.
+//
+// Pure over the snapshot: no cluster writes, no clock. Not thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/object_set.h"
+#include "cloud/cloud_provider.h"
+#include "cluster/cluster_api.h"
+#include "controllers/disruption/types.h"
+#include "core/status.h"
+#include "scheduling/well_known_labels.h"
+#include "solver/results.h"
+#include "solver/scheduler.h"
+
+namespace nodesmith::controllers {
+
+struct SimulationResult {
+  // The candidates' reschedulable pods ("namespace/name"), all of which need a new home.
+  std::vector<std::string> candidate_pods;
+  // New NodeClaims holding at least one candidate pod: what would have to be launched.
+  std::vector<solver::NewNodeClaim> replacements;
+  // Candidate pods the solver could not place, with its reasons. Non-empty: the candidates
+  // cannot go.
+  std::vector<solver::UnschedulablePod> unschedulable;
+  // The whole solve, for callers that need more (placements on existing nodes, prices).
+  solver::Results results;
+
+  bool AllCandidatePodsScheduled() const { return unschedulable.empty(); }
+  // Sum of the replacements' launch prices per hour.
+  double ReplacementPricePerHour() const;
+};
+
+struct SimulatorOptions {
+  // Label keys the solver treats as well-known; empty: Karpenter's default set.
+  scheduling::LabelKeySet well_known_labels;
+  solver::SchedulerOptions scheduler{.compute_lower_bound = false};
+};
+
+class SchedulingSimulator {
+ public:
+  // REQUIRES: `cluster` and `cloud` outlive the simulator.
+  SchedulingSimulator(const cluster::ClusterApi& cluster, const cloud::CloudProvider& cloud,
+                      SimulatorOptions options = {});
+
+  // Forgets the snapshot: the next Simulate reads the cluster again. The disruption controller
+  // calls it at the start of every pass.
+  void Reset();
+
+  // Reschedules the candidates' pods as described above. Errors only when the solver cannot
+  // evaluate the inputs (malformed selectors) or instance types cannot be listed.
+  core::Result<SimulationResult> Simulate(const std::vector<Candidate>& candidates);
+
+  // How many solves ran since construction (for benchmarks and tests).
+  int solves() const { return solves_; }
+
+  // The instance types of this pass (every NodePool's, by name); empty until the first Simulate
+  // after Reset. Consolidation prices a replacement's instance-type options with them.
+  const cloud::InstanceTypes& instance_types() const { return instance_types_; }
+
+ private:
+  core::Status EnsureSnapshot();
+
+  const cluster::ClusterApi& cluster_;
+  const cloud::CloudProvider& cloud_;
+  SimulatorOptions options_;
+  std::optional<api::ObjectSet> base_;  // the cluster at this pass, unavailable capacity removed
+  cloud::InstanceTypes instance_types_;
+  int solves_ = 0;
+};
+
+}  // namespace nodesmith::controllers

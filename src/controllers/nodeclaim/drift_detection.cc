@@ -1,0 +1,99 @@
+#include "controllers/nodeclaim/drift_detection.h"
+
+#include <algorithm>
+#include <map>
+
+#include "controllers/common/karpenter.h"
+#include "scheduling/requirements.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::controllers {
+namespace {
+
+constexpr const char* kLogger = kDriftDetectionName;
+
+// Static drift: the template the NodeClaim was launched from is not the pool's template now.
+// NodeClaims without the annotations, or stamped by another hash version, cannot be compared.
+bool NodePoolHashDrifted(const api::NodeClaim& claim, const api::NodePool& pool) {
+  const auto& a = claim.metadata.annotations;
+  auto hash = a.find(kNodePoolHashAnnotation);
+  auto version = a.find(kNodePoolHashVersionAnnotation);
+  if (hash == a.end() || version == a.end()) return false;
+  if (version->second != kNodePoolHashVersion) return false;
+  return hash->second != NodePoolHash(pool);
+}
+
+// Every requirement of the pool's template must be met by the NodeClaim's labels. Strict: a
+// key the pool requires a value for and the NodeClaim has no label for is a conflict.
+bool RequirementsDrifted(const api::NodeClaim& claim, const api::NodePool& pool) {
+  auto pool_requirements =
+      scheduling::Requirements::FromNodeSelectorRequirements(pool.template_.spec.requirements);
+  auto labels = scheduling::Requirements::FromLabels(claim.metadata.labels);
+  return !labels.IsCompatible(pool_requirements);
+}
+
+// Removes the condition of `type`; true when there was one.
+bool ClearCondition(std::vector<api::Condition>& conditions, const std::string& type) {
+  return std::erase_if(conditions, [&](const api::Condition& c) { return c.type == type; }) > 0;
+}
+
+}  // namespace
+
+std::string DriftReason(const api::NodeClaim& claim, const api::NodePool& pool,
+                        const cloud::CloudProvider& cloud) {
+  // The cluster-side checks first: they cost no cloud call.
+  if (NodePoolHashDrifted(claim, pool)) return kDriftReasonNodePoolDrifted;
+  if (RequirementsDrifted(claim, pool)) return kDriftReasonRequirementsDrifted;
+  return cloud.IsDrifted(claim).reason;
+}
+
+core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
+                       const cloud::CloudProvider& cloud, runtime::EventRecorder* recorder) {
+  std::map<std::string, api::NodePool> pools;
+  for (auto& p : cluster.List<api::NodePool>()) {
+    std::string name = p.metadata.name;
+    pools.emplace(std::move(name), std::move(p));
+  }
+  for (api::NodeClaim claim : cluster.List<api::NodeClaim>()) {
+    std::string reason;
+    auto label = claim.metadata.labels.find(scheduling::kLabelNodePool);
+    auto pool = label == claim.metadata.labels.end() ? pools.end() : pools.find(label->second);
+    if (pool != pools.end() && claim.IsTrue(kConditionLaunched) &&
+        !claim.metadata.deletion_timestamp) {
+      reason = DriftReason(claim, pool->second, cloud);
+    }
+    bool changed = reason.empty()
+                       ? ClearCondition(claim.status.conditions, kConditionDrifted)
+                       : SetCondition(claim.status.conditions, kConditionDrifted, "True", reason,
+                                      clock.Now(), reason);
+    if (!changed) continue;
+    auto updated = cluster.Update(claim);
+    if (!updated.ok()) {
+      // Gone or changed since the list: the watch brings the new version to the next pass.
+      if (updated.status().code() == core::StatusCode::kNotFound ||
+          updated.status().code() == core::StatusCode::kFailedPrecondition) {
+        continue;
+      }
+      return updated.status().WithPrefix("marking drift of nodeclaim " + claim.metadata.name);
+    }
+    if (recorder != nullptr) {
+      Emit(*recorder, runtime::LogLevel::kInfo, kLogger,
+           reason.empty() ? "removing drifted status condition, not drifted"
+                          : "marking drifted",
+           "", {{"NodeClaim", claim.metadata.name}, {"reason", reason}});
+    }
+  }
+  return core::Status::Ok();
+}
+
+DriftDetection::DriftDetection(const core::Clock& clock, cluster::ClusterApi& cluster,
+                               const cloud::CloudProvider& cloud, runtime::EventRecorder& recorder,
+                               DriftDetectionOptions options)
+    : clock_(clock), cluster_(cluster), cloud_(cloud), recorder_(recorder), options_(options) {}
+
+core::Result<runtime::ReconcileResult> DriftDetection::Reconcile(const runtime::Request&) {
+  NS_RETURN_IF_ERROR(MarkDrift(clock_, cluster_, cloud_, &recorder_));
+  return runtime::ReconcileResult::RequeueAfter(options_.interval);
+}
+
+}  // namespace nodesmith::controllers
