@@ -9,6 +9,7 @@
 #include "api/object_set.h"
 #include "scheduling/requirement.h"
 #include "scheduling/requirements.h"
+#include "solver/instance_type_filter.h"
 
 namespace nodesmith::bench {
 namespace {
@@ -331,7 +332,53 @@ core::Result<solver::Snapshot> ClusterSnapshot(const ClusterSpec& spec) {
                                FakeWellKnownLabels());
 }
 
+namespace {
+
+// An instance type as FirstFitDecreasing sees it: allocatable and the price it is bought at.
+struct Shape {
+  int64_t cpu_milli, memory, pods;
+  double price;
+};
+
+BaselinePlan FirstFitDecreasingOver(const std::vector<api::Pod>& pods, std::vector<Shape> shapes);
+
+}  // namespace
+
+BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::InstanceTypes& types,
+                                const api::NodePool& pool, const scheduling::LabelKeySet& well_known) {
+  const scheduling::CompatibilityOptions allow = scheduling::AllowUndefined(well_known);
+  const scheduling::Requirements reqs =
+      scheduling::Requirements::FromNodeSelectorRequirements(pool.template_.spec.requirements);
+  std::vector<Shape> shapes;
+  for (const auto& t : types) {
+    if (!reqs.IsCompatible(t->requirements, allow)) continue;
+    const double price = solver::CheapestPrice(*t, reqs, allow);
+    if (!(price < std::numeric_limits<double>::infinity())) continue;
+    shapes.push_back({t->allocatable.Get(api::kResourceCpu).MilliValue(),
+                      t->allocatable.Get(api::kResourceMemory).Value(),
+                      t->allocatable.Get(api::kResourcePods).Value(), price});
+  }
+  return FirstFitDecreasingOver(pods, std::move(shapes));
+}
+
 BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::InstanceTypes& types) {
+  std::vector<Shape> shapes;
+  for (const auto& t : types) {
+    double price = std::numeric_limits<double>::infinity();
+    for (const auto& o : t->offerings) {
+      if (o.available) price = std::min(price, o.price);
+    }
+    shapes.push_back({t->allocatable.Get(api::kResourceCpu).MilliValue(),
+                      t->allocatable.Get(api::kResourceMemory).Value(),
+                      t->allocatable.Get(api::kResourcePods).Value(), price});
+  }
+  return FirstFitDecreasingOver(pods, std::move(shapes));
+}
+
+namespace {
+
+BaselinePlan FirstFitDecreasingOver(const std::vector<api::Pod>& pods, std::vector<Shape> shapes) {
+  if (shapes.empty()) return {};
   struct Item {
     Size size;
     bool exclusive;  // required hostname anti-affinity: at most one per node
@@ -344,25 +391,14 @@ BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::
     return a.size.memory > b.size.memory;
   });
 
-  // Each type as (allocatable, cheapest offering), by price.
-  struct Shape {
-    int64_t cpu_milli, memory, pods;
-    double price;
-  };
-  std::vector<Shape> shapes;
-  for (const auto& t : types) {
-    double price = std::numeric_limits<double>::infinity();
-    for (const auto& o : t->offerings) {
-      if (o.available) price = std::min(price, o.price);
-    }
-    shapes.push_back({t->allocatable.Get(api::kResourceCpu).MilliValue(),
-                      t->allocatable.Get(api::kResourceMemory).Value(),
-                      t->allocatable.Get(api::kResourcePods).Value(), price});
-  }
+  // By price, cheapest first.
   std::sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) { return a.price < b.price; });
   Shape largest = shapes.front();
   for (const auto& s : shapes) {
-    if (s.cpu_milli > largest.cpu_milli) largest = s;
+    if (s.cpu_milli > largest.cpu_milli ||
+        (s.cpu_milli == largest.cpu_milli && s.memory > largest.memory)) {
+      largest = s;
+    }
   }
 
   struct Bin {
@@ -404,4 +440,5 @@ BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::
   return plan;
 }
 
+}  // namespace
 }  // namespace nodesmith::bench

@@ -77,5 +77,10 @@ struct BaselinePlan {
   double price_per_hour = 0;
 };
 BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::InstanceTypes& types);
+// The same for pods a NodePool launches for: only the types compatible with `pool`'s
+// requirements count, each at its cheapest offering those requirements allow (e.g. on-demand
+// only). Pods' own requirements and extended resources are not considered.
+BaselinePlan FirstFitDecreasing(const std::vector<api::Pod>& pods, const cloud::InstanceTypes& types,
+                                const api::NodePool& pool, const scheduling::LabelKeySet& well_known);
 
 }  // namespace nodesmith::bench

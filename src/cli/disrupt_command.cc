@@ -24,6 +24,7 @@
 #include "cli/inputs.h"
 #include "cloud/catalog.h"
 #include "cloud/sim/simulated_cloud.h"
+#include "cluster/cluster_snapshot.h"
 #include "cluster/memory_cluster.h"
 #include "controllers/common/karpenter.h"
 #include "controllers/disruption/candidates.h"
@@ -53,34 +54,6 @@ int ExitCodeFor(const core::Status& st) {
                  st.code() == core::StatusCode::kNotFound
              ? kExitBadInput
              : kExitFailure;
-}
-
-// Puts every input object into the cluster, definitions first, then capacity, then what runs on
-// it. An object the store refuses (a duplicate name) is an input error naming the object.
-core::Status LoadCluster(const api::ObjectSet& inputs, cluster::ClusterApi& cluster) {
-  auto add = [&cluster](const auto& items) -> core::Status {
-    for (const auto& item : items) {
-      auto created = cluster.Create(item.object);
-      if (!created.ok()) {
-        return core::Status::Invalid(api::DescribeSource(item.source) + ": " +
-                                     created.status().message());
-      }
-    }
-    return core::Status::Ok();
-  };
-  NS_RETURN_IF_ERROR(add(inputs.storage_classes));
-  NS_RETURN_IF_ERROR(add(inputs.persistent_volumes));
-  NS_RETURN_IF_ERROR(add(inputs.persistent_volume_claims));
-  NS_RETURN_IF_ERROR(add(inputs.ec2_node_classes));
-  NS_RETURN_IF_ERROR(add(inputs.node_pools));
-  NS_RETURN_IF_ERROR(add(inputs.nodes));
-  NS_RETURN_IF_ERROR(add(inputs.node_claims));
-  NS_RETURN_IF_ERROR(add(inputs.pod_disruption_budgets));
-  NS_RETURN_IF_ERROR(add(inputs.daemon_sets));
-  NS_RETURN_IF_ERROR(add(inputs.replicated_workloads));
-  NS_RETURN_IF_ERROR(add(inputs.jobs));
-  NS_RETURN_IF_ERROR(add(inputs.pods));
-  return core::Status::Ok();
 }
 
 std::string LabelOr(const api::Labels& labels, const char* key) {
@@ -303,7 +276,7 @@ int RunDisrupt(const DisruptFlags& flags) {
 
   core::FakeClock clock(now);
   cluster::MemoryCluster cluster(clock);
-  if (core::Status st = LoadCluster(*objects, cluster); !st.ok()) {
+  if (core::Status st = cluster::Load(*objects, cluster); !st.ok()) {
     std::cerr << "error: " << st.message() << "\n";
     return kExitBadInput;
   }

@@ -13,6 +13,7 @@
 
 #include "api/workload_pods.h"
 #include "cli/command.h"
+#include "cli/disruption_plan.h"
 #include "cli/inputs.h"
 #include "cli/text_table.h"
 #include "cloud/catalog.h"
@@ -33,38 +34,12 @@ struct PlanFlags {
 double RoundPrice(double v) { return std::round(v * 1e9) / 1e9; }
 double RoundDown(double v) { return std::floor(v * 1e9) / 1e9; }
 
-nlohmann::ordered_json ResourcesJson(const api::ResourceList& list) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [name, q] : list.items()) j[name] = q.String();
-  return j;
-}
-
 nlohmann::ordered_json PlanJson(const solver::Results& r, double solve_seconds) {
   using json = nlohmann::ordered_json;
   json out;
   out["kind"] = "Plan";
   out["newNodeClaims"] = json::array();
-  for (const auto& n : r.new_node_claims) {
-    json c;
-    c["name"] = n.name;
-    c["nodePool"] = n.node_pool;
-    c["instanceTypeOptions"] = n.instance_type_options;
-    c["launch"] = {{"instanceType", n.launch.instance_type},
-                   {"zone", n.launch.zone},
-                   {"capacityType", n.launch.capacity_type},
-                   {"pricePerHour", n.launch.price_per_hour}};
-    c["labels"] = json(n.labels);
-    c["taints"] = json::array();
-    for (const auto& t : n.taints) {
-      json tj{{"key", t.key}};
-      if (!t.value.empty()) tj["value"] = t.value;
-      tj["effect"] = t.effect;
-      c["taints"].push_back(tj);
-    }
-    c["requests"] = ResourcesJson(n.requests);
-    c["pods"] = n.pods;
-    out["newNodeClaims"].push_back(c);
-  }
+  for (const auto& n : r.new_node_claims) out["newNodeClaims"].push_back(NewNodeClaimJson(n));
   out["existingNodes"] = json::array();
   for (const auto& e : r.existing_nodes) {
     out["existingNodes"].push_back({{"name", e.name}, {"pods", e.pods}});

@@ -4,6 +4,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/manifest.h"
+
 namespace nodesmith::cluster {
 namespace {
 
@@ -41,6 +43,32 @@ api::ObjectSet Snapshot(const ClusterApi& cluster) {
   Collect(cluster, &set.node_claims);
   Collect(cluster, &set.ec2_node_classes);
   return set;
+}
+
+core::Status Load(const api::ObjectSet& objects, ClusterApi& cluster) {
+  auto add = [&cluster](const auto& items) -> core::Status {
+    for (const auto& item : items) {
+      auto created = cluster.Create(item.object);
+      if (!created.ok()) {
+        return core::Status::Invalid(api::DescribeSource(item.source) + ": " +
+                                     created.status().message());
+      }
+    }
+    return core::Status::Ok();
+  };
+  NS_RETURN_IF_ERROR(add(objects.storage_classes));
+  NS_RETURN_IF_ERROR(add(objects.persistent_volumes));
+  NS_RETURN_IF_ERROR(add(objects.persistent_volume_claims));
+  NS_RETURN_IF_ERROR(add(objects.ec2_node_classes));
+  NS_RETURN_IF_ERROR(add(objects.node_pools));
+  NS_RETURN_IF_ERROR(add(objects.nodes));
+  NS_RETURN_IF_ERROR(add(objects.node_claims));
+  NS_RETURN_IF_ERROR(add(objects.pod_disruption_budgets));
+  NS_RETURN_IF_ERROR(add(objects.daemon_sets));
+  NS_RETURN_IF_ERROR(add(objects.replicated_workloads));
+  NS_RETURN_IF_ERROR(add(objects.jobs));
+  NS_RETURN_IF_ERROR(add(objects.pods));
+  return core::Status::Ok();
 }
 
 }  // namespace nodesmith::cluster

@@ -9,9 +9,17 @@
 
 #include "api/object_set.h"
 #include "cluster/cluster_api.h"
+#include "core/status.h"
 
 namespace nodesmith::cluster {
 
 api::ObjectSet Snapshot(const ClusterApi& cluster);
+
+// The reverse: creates every object of `objects` in `cluster`, definitions first (storage,
+// NodeClasses, NodePools), then capacity (Nodes, NodeClaims), then what runs on it (PDBs,
+// workloads, pods), as a cluster is usually set up. An object the cluster refuses (a duplicate
+// name) is InvalidArgument naming its file, document and object. Catalogs and scenarios are not
+// cluster objects and are skipped.
+core::Status Load(const api::ObjectSet& objects, ClusterApi& cluster);
 
 }  // namespace nodesmith::cluster

@@ -12,6 +12,7 @@
 #include "api/node_status.h"
 #include "api/pod_status.h"
 #include "cloud/catalog.h"
+#include "cluster/cluster_snapshot.h"
 #include "scheduling/pod_requests.h"
 
 namespace nodesmith::sim {
@@ -169,30 +170,7 @@ core::Result<std::unique_ptr<World>> World::Create(const api::ObjectSet& inputs,
 }
 
 core::Status World::Load(const api::ObjectSet& inputs) {
-  auto add = [this](const auto& items) -> core::Status {
-    for (const auto& item : items) {
-      auto created = cluster_.Create(item.object);
-      if (!created.ok()) {
-        return core::Status::Invalid(api::DescribeSource(item.source) + ": " +
-                                     created.status().message());
-      }
-    }
-    return core::Status::Ok();
-  };
-  // Definitions first, then capacity, then what runs on it, as a cluster is usually set up.
-  NS_RETURN_IF_ERROR(add(inputs.storage_classes));
-  NS_RETURN_IF_ERROR(add(inputs.persistent_volumes));
-  NS_RETURN_IF_ERROR(add(inputs.persistent_volume_claims));
-  NS_RETURN_IF_ERROR(add(inputs.ec2_node_classes));
-  NS_RETURN_IF_ERROR(add(inputs.node_pools));
-  NS_RETURN_IF_ERROR(add(inputs.nodes));
-  NS_RETURN_IF_ERROR(add(inputs.node_claims));
-  NS_RETURN_IF_ERROR(add(inputs.pod_disruption_budgets));
-  NS_RETURN_IF_ERROR(add(inputs.daemon_sets));
-  NS_RETURN_IF_ERROR(add(inputs.replicated_workloads));
-  NS_RETURN_IF_ERROR(add(inputs.jobs));
-  NS_RETURN_IF_ERROR(add(inputs.pods));
-  return core::Status::Ok();
+  return cluster::Load(inputs, cluster_);
 }
 
 void World::Log(runtime::LogLevel level, const std::string& logger, const std::string& message,

@@ -23,6 +23,12 @@
 // price row holds (with a 1e-12 relative margin covering the rounding of that sum), so the
 // inequality holds for the w actually used whatever the LP solver's tolerances were. The
 // bound is evaluated in long double; it is never negative.
+//
+// Two steps keep it proven and make it tighter: a class only keeps the bins one of its pods fits
+// in alone (no real plan puts it anywhere else), and above 2,000 class x bin columns the full LP
+// gives way to a pooled one: open bins grouped by which resources they offer at all (GPU nodes
+// apart from CPU-only ones), one price per resource unit in each group. Pooling is a relaxation
+// of the full LP, certified the same way (each bin takes its group's w).
 #pragma once
 
 #include <cstdint>
@@ -49,5 +55,12 @@ struct LowerBoundProblem {
 
 // The certified bound (0 when there is nothing to place or the LP cannot be solved).
 double LowerBound(const LowerBoundProblem& problem);
+
+// What the pooled bound (bins grouped by the resources they offer, one price per resource unit
+// in each group; the bound LowerBound falls back to on large problems) charges one pod of each
+// class: the LP's shadow price of the pod, in problem.classes order. A plan pays at least the
+// sum over its pods, and a node whose pods' prices add up to its own price is as efficient as
+// the LP's. Empty when the LP cannot be solved.
+std::vector<double> ClassPrices(const LowerBoundProblem& problem);
 
 }  // namespace nodesmith::solver

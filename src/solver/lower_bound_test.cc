@@ -97,3 +97,29 @@ TEST(LowerBound, DominatedBinsDoNotChangeTheOptimum) {
 
 }  // namespace
 }  // namespace nodesmith::solver
+
+namespace nodesmith::solver {
+namespace {
+
+TEST(LowerBound, GpuPodsPayForTheCoresOfGpuNodesEvenInThePooledBound) {
+  // Resources: [cpu, gpu, memory]. 90 GPU node shapes (8 cpu, 4 GPUs, price ~4) and 90 CPU-only
+  // ones (8 cpu, price ~1); 25 classes x 4 pods of 6 cpu + 1 GPU: 25 x 180 columns, far above
+  // the full LP's cap. The pods' 600 cpu must come from GPU nodes (a pod runs where it fits
+  // alone), so at least 75 of them: 300, not the ~125 of buying GPUs on GPU nodes and cores on
+  // CPU-only ones.
+  LowerBoundProblem p;
+  std::vector<int> all;
+  for (int i = 1; i <= 90; ++i) {
+    p.bins.push_back({4.0 + 1e-4 * i, false, {8, 4, 1000.0 + i}});
+    p.bins.push_back({1.0 + 1e-4 * i, false, {8, 0, 1000.0 + i}});
+    all.push_back(2 * i - 2);
+    all.push_back(2 * i - 1);
+  }
+  for (int c = 1; c <= 25; ++c) p.classes.push_back({4, {6, 1, static_cast<double>(c)}, all});
+  const double lb = LowerBound(p);
+  EXPECT_GE(lb, 300.0 * (1 - 1e-9));
+  EXPECT_LE(lb, 75 * (4.0 + 1e-4 * 90));  // 75 of the dearest GPU nodes hold every pod
+}
+
+}  // namespace
+}  // namespace nodesmith::solver

@@ -22,6 +22,7 @@
 #include "solver/pod_info.h"
 #include "solver/preferences.h"
 #include "solver/queue.h"
+#include "solver/repack.h"
 #include "solver/resource_vector.h"
 #include "solver/topology.h"
 #include "solver/topology_domain_group.h"
@@ -193,6 +194,7 @@ class Solver {
   std::string ResourceFailure(int p, int t, const std::vector<int>& types) const;
   void Promote(int k);
   bool Place(int p);
+  void RepackClaims();
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
@@ -938,6 +940,236 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
   return LowerBound(problem);
 }
 
+// Above this many (pinned NodeClaim x instance type x pod class) steps, NodeClaims holding no
+// movable pod are not offered as receivers: the pass must stay a small part of a solve.
+constexpr double kMaxPinnedWork = 2e7;
+// Topology lookups RepackClaims may spend deciding which constrained pods may move.
+constexpr int kMaxInvolvedLookups = 2048;
+
+// After placement, for pods nothing but resources constrain (no topology group consults or
+// counts them, no host ports): re-decides which of them share which new NodeClaim of a NodePool
+// (solver/repack.h), and keeps the result only when the plan gets cheaper. NodeClaims are
+// grouped by NodePool and final requirements, so every pod of a group suits every type the group
+// may launch; pods that must stay (topology, ports) pin their NodeClaim, which keeps its
+// requirements and may receive movable pods. NodeClaims holding only movable pods are replaced.
+// A group of one NodeClaim is left as it is.
+void Solver::RepackClaims() {
+  if (claims_.empty()) return;
+  // Nothing to gain unless some pod is free of topology: then pods topology takes part in may
+  // join it where that changes no count (below).
+  bool any_free = false;
+  for (const ClaimState& c : claims_) {
+    for (int p : c.pods) {
+      const PodState& ps = pods_[p];
+      any_free = any_free || (!ps.topology && !ps.counts && ps.info.host_ports.empty());
+    }
+  }
+  if (!any_free) return;
+  // A pod topology takes part in may still move between NodeClaims that require the same single
+  // value of every key it takes part in (e.g. zone-spread pods within one zone): no count and no
+  // answer changes. Never for hostname keys: every NodeClaim is its own hostname domain. The keys
+  // are looked up at most kMaxInvolvedLookups times (each walks every topology group); pods
+  // beyond that stay where they are.
+  std::vector<int8_t> host_free(pods_.size(), -1);  // -1 unknown, 0 hostname involved, 1 not
+  std::vector<std::vector<std::string>> involved(pods_.size());
+  int lookups = 0;
+  auto movable = [&](int p, const scheduling::Requirements& reqs) {
+    const PodState& ps = pods_[p];
+    if (!ps.info.host_ports.empty()) return false;
+    if (!ps.topology && !ps.counts) return true;
+    if (ps.host_exclusion >= 0) return false;  // owns a hostname constraint
+    if (host_free[p] < 0) {
+      if (lookups >= kMaxInvolvedLookups) return false;
+      ++lookups;
+      involved[p] = topology_->InvolvedKeys(*ps.pod);
+      host_free[p] = std::find(involved[p].begin(), involved[p].end(), scheduling::kLabelHostname) ==
+                     involved[p].end();
+    }
+    if (host_free[p] == 0) return false;
+    for (const std::string& key : involved[p]) {
+      const scheduling::Requirement* r = reqs.Find(key);
+      if (r == nullptr || r->op() != scheduling::Operator::kIn || r->Len() != 1) return false;
+    }
+    return true;
+  };
+  struct Group {
+    int tmpl = 0;
+    scheduling::Requirements requirements;  // without the placeholder hostname
+    std::vector<int> claims;
+    bool any_movable = false;
+  };
+  std::vector<Group> groups;
+  std::unordered_map<std::string, int> group_of;
+  for (size_t k = 0; k < claims_.size(); ++k) {
+    const ClaimState& c = claims_[k];
+    scheduling::Requirements reqs = c.requirements;
+    reqs.Remove(scheduling::kLabelHostname);
+    if (reqs.HasMinValues()) continue;  // the options must keep satisfying minValues: left alone
+    std::string key = std::to_string(c.tmpl) + "\n" + CanonicalKey(reqs);
+    auto [it, inserted] = group_of.emplace(std::move(key), static_cast<int>(groups.size()));
+    if (inserted) groups.push_back(Group{c.tmpl, std::move(reqs), {}, false});
+    Group& g = groups[it->second];
+    g.claims.push_back(static_cast<int>(k));
+    for (int p : c.pods) g.any_movable = g.any_movable || movable(p, g.requirements);
+  }
+  std::vector<uint8_t> dissolved(claims_.size(), 0);
+  std::vector<ClaimState> added;
+  for (Group& g : groups) {
+    // One NodeClaim is already launched as the cheapest type that holds it; splitting it would
+    // turn a one-node answer (what consolidation asks a solve for) into several.
+    if (!g.any_movable || g.claims.size() < 2) continue;
+    Template& tm = templates_[g.tmpl];
+    // The types the group may launch, priced as Finalize prices them.
+    std::vector<int> type_ids;
+    std::vector<RepackType> types;
+    std::vector<double> price_of(types_.size(), std::numeric_limits<double>::infinity());
+    for (int i : tm.types) {
+      const cloud::InstanceType& it = *types_[i].type;
+      if (!it.requirements.IntersectsWith(g.requirements) || !HasCompatibleOffering(it, g.requirements, allow_)) continue;
+      price_of[i] = CheapestPrice(it, g.requirements, allow_);
+      ResourceVector cap = types_[i].allocatable;
+      SubtractFrom(cap, tm.daemon);
+      if (!(price_of[i] < std::numeric_limits<double>::infinity()) ||
+          std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
+        continue;
+      }
+      type_ids.push_back(i);
+      types.push_back(RepackType{std::move(cap), price_of[i]});
+    }
+    if (types.empty()) continue;
+    // Movable pods by request; the rest pins its NodeClaim.
+    std::map<ResourceVector, int> class_of;
+    std::vector<RepackClass> classes;
+    std::vector<std::vector<int>> class_pods;
+    std::vector<int> pinned_claims;
+    std::vector<std::vector<RepackClass>> pinned;
+    std::vector<std::vector<int>> pinned_pods;
+    double old_price = 0;
+    for (int k : g.claims) {
+      const ClaimState& c = claims_[k];
+      double cheapest = std::numeric_limits<double>::infinity();
+      for (int t : c.options) cheapest = std::min(cheapest, price_of[t]);
+      old_price += cheapest;
+      std::vector<RepackClass> kept;
+      std::vector<int> kept_pods;
+      for (int p : c.pods) {
+        if (!movable(p, g.requirements)) {
+          kept.push_back(RepackClass{pods_[p].info.requests, 1});
+          kept_pods.push_back(p);
+          continue;
+        }
+        auto [it, inserted] = class_of.emplace(pods_[p].info.requests, static_cast<int>(classes.size()));
+        if (inserted) {
+          classes.push_back(RepackClass{pods_[p].info.requests, 0});
+          class_pods.emplace_back();
+        }
+        classes[it->second].count++;
+        class_pods[it->second].push_back(p);
+      }
+      if (!kept.empty()) {
+        pinned_claims.push_back(k);
+        pinned.push_back(std::move(kept));
+        pinned_pods.push_back(std::move(kept_pods));
+      }
+    }
+    if (!(old_price < std::numeric_limits<double>::infinity())) continue;
+    if (static_cast<double>(pinned.size()) * static_cast<double>(types.size()) *
+            static_cast<double>(classes.size()) > kMaxPinnedWork) {
+      continue;
+    }
+    // Each pod's value: its shadow price in the LP over the group's types.
+    LowerBoundProblem lp;
+    const int nr = index_.size();
+    for (const auto& t : types) {
+      LowerBoundBin bin{t.price, false, std::vector<double>(t.capacity.begin(), t.capacity.end())};
+      lp.bins.push_back(std::move(bin));
+    }
+    std::vector<int> all_bins(types.size());
+    for (size_t b = 0; b < types.size(); ++b) all_bins[b] = static_cast<int>(b);
+    auto add_class = [&](const RepackClass& c) {
+      lp.classes.push_back(LowerBoundClass{c.count, std::vector<double>(c.request.begin(), c.request.end()), all_bins});
+    };
+    for (const auto& c : classes) add_class(c);
+    for (const auto& kept : pinned) {
+      for (const auto& c : kept) add_class(c);
+    }
+    (void)nr;
+    std::vector<double> prices = ClassPrices(lp);
+    if (!prices.empty()) {
+      size_t i = 0;
+      for (auto& c : classes) c.value = prices[i++];
+      for (auto& kept : pinned) {
+        for (auto& c : kept) c.value = prices[i++];
+      }
+    }
+    RepackPlan plan = Repack(types, classes, pinned);
+    if (!plan.ok || !(plan.price < old_price - 1e-9 * std::max(1.0, old_price))) continue;
+
+    // The new NodeClaims and their options (every group type that holds them, as TryClaim keeps).
+    std::vector<size_t> cursor(classes.size(), 0);
+    auto build = [&](ClaimState& c, const RepackBin& bin, std::vector<int> pods) {
+      for (size_t cl = 0; cl < classes.size(); ++cl) {
+        for (int64_t n = 0; n < bin.counts[cl]; ++n) pods.push_back(class_pods[cl][cursor[cl]++]);
+      }
+      c.pods = std::move(pods);
+      c.requests = tm.daemon;
+      for (int p : c.pods) AddTo(c.requests, pods_[p].info.requests);
+      c.options.clear();
+      for (int i : type_ids) {
+        if (Fits(c.requests, types_[i].allocatable)) c.options.push_back(i);
+      }
+      SetMaxAllocatable(c);
+    };
+    std::vector<ClaimState> rebuilt(pinned_claims.size());
+    for (size_t j = 0; j < pinned_claims.size(); ++j) {
+      rebuilt[j] = claims_[pinned_claims[j]];
+      build(rebuilt[j], plan.pinned[j], pinned_pods[j]);
+    }
+    std::vector<ClaimState> fresh(plan.new_bins.size());
+    for (size_t j = 0; j < plan.new_bins.size(); ++j) {
+      fresh[j].tmpl = g.tmpl;
+      fresh[j].requirements = g.requirements;
+      build(fresh[j], plan.new_bins[j], {});
+    }
+    // NodePool limits: the largest option of every NodeClaim counts against them (as at
+    // creation); the capacity given back is at most what was taken, so this errs safe.
+    if (tm.has_limits) {
+      ResourceVector remaining = tm.remaining;
+      auto max_capacity = [&](const ClaimState& c) {
+        ResourceVector m = index_.Zero();
+        for (int i : c.options) MaxInto(m, types_[i].capacity);
+        return m;
+      };
+      for (int k : g.claims) AddTo(remaining, max_capacity(claims_[k]));
+      for (const auto& c : rebuilt) SubtractFrom(remaining, max_capacity(c));
+      for (const auto& c : fresh) SubtractFrom(remaining, max_capacity(c));
+      bool within = true;
+      for (int r = 0; r < index_.size(); ++r) {
+        if (tm.remaining[r] != kUnlimited && remaining[r] < 0) within = false;
+      }
+      if (!within) continue;
+      for (int r = 0; r < index_.size(); ++r) {
+        if (tm.remaining[r] != kUnlimited) tm.remaining[r] = remaining[r];
+      }
+    }
+    for (size_t j = 0; j < pinned_claims.size(); ++j) claims_[pinned_claims[j]] = std::move(rebuilt[j]);
+    std::vector<uint8_t> is_pinned(claims_.size(), 0);
+    for (int k : pinned_claims) is_pinned[k] = 1;
+    for (int k : g.claims) {
+      if (!is_pinned[k]) dissolved[k] = 1;
+    }
+    for (auto& c : fresh) added.push_back(std::move(c));
+  }
+  if (added.empty() && std::find(dissolved.begin(), dissolved.end(), 1) == dissolved.end()) return;
+  std::vector<ClaimState> claims;
+  claims.reserve(claims_.size() + added.size());
+  for (size_t k = 0; k < claims_.size(); ++k) {
+    if (!dissolved[k]) claims.push_back(std::move(claims_[k]));
+  }
+  for (auto& c : added) claims.push_back(std::move(c));
+  claims_ = std::move(claims);
+}
+
 void Solver::Finalize(Results& out) {
   std::set<std::string> names;
   // Cheapest compatible offering per type, per distinct requirements: thousands of claims
@@ -1074,6 +1306,7 @@ core::Result<Results> Solver::Run() {
     queue.Push(p, relaxed);
   }
 
+  if (opts_.repack) RepackClaims();
   Results out;
   out.pending_pods = static_cast<int>(pods_.size());
   Finalize(out);

@@ -7,7 +7,8 @@
 // relaxed (Preferences) and retried after the others until a full cycle makes no progress.
 // Each new NodeClaim keeps the instance types that still fit everything placed on it; at the
 // end they are ordered by price, cut to 60 (keeping minValues satisfiable) and the cheapest
-// compatible offering becomes the launch.
+// compatible offering becomes the launch. Before that, pods only resources constrain may be
+// re-packed onto cheaper NodeClaims (SchedulerOptions::repack, solver/repack.h).
 //
 // How it stays fast: resources are dense int64 vectors (milli-units); pods with the same
 // scheduling-relevant spec share a class, and a class remembers, per existing node, per new
@@ -42,6 +43,9 @@ struct SchedulerOptions {
   // prices of any plan that places the same pods this solve placed, with existing capacity
   // free and topology, host ports and NodePool limits relaxed (each only lowers the bound).
   bool compute_lower_bound = true;
+  // After placement, re-pack pods that only resources constrain onto cheaper NodeClaims
+  // (solver/repack.h); kept only when the plan gets cheaper. Off: Karpenter's packing as is.
+  bool repack = true;
 };
 
 // Runs one solve. Fails only on inputs topology cannot evaluate (malformed selectors).

@@ -345,6 +345,19 @@ std::vector<std::string> Topology::ConstraintKeys(const api::Pod& pod) const {
   return keys;
 }
 
+std::vector<std::string> Topology::InvolvedKeys(const api::Pod& pod) const {
+  std::vector<std::string> keys = ConstraintKeys(pod);
+  for (const auto& g : groups_) {
+    if (g->Selects(pod)) keys.push_back(g->key());
+  }
+  if (const Owned* owned = OwnedBy(pod)) {
+    for (size_t i : owned->inverse) keys.push_back(inverse_groups_[i]->key());
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
 std::vector<int64_t> Topology::HostExclusionKey(const api::Pod& pod) const {
   std::vector<int64_t> key;
   const Owned* owned = OwnedBy(pod);

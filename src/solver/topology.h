@@ -128,6 +128,10 @@ class Topology {
   // Until the next Record/Register/Update, AddRequirements(P, taints, pod_requirements, node)
   // succeeds or fails alike for every node that requires the same of each of these keys.
   std::vector<std::string> ConstraintKeys(const api::Pod& pod) const;
+  // Every topology key P takes part in: ConstraintKeys plus the keys of the groups that count P
+  // and of P's own required anti-affinity (sorted, unique). Moving P between two nodes that
+  // require one and the same value of each of these keys changes no count and no answer.
+  std::vector<std::string> InvolvedKeys(const api::Pod& pod) const;
 
   // Counts P into every group that selects it, given it landed on a node with `requirements`.
   // Spread and affinity groups count only a single known domain; anti-affinity groups block

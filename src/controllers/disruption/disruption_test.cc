@@ -8,6 +8,7 @@
 #include "controllers/disruption/budgets.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/emptiness.h"
+#include "controllers/nodeclaim/drift_detection.h"
 #include "controllers/testing/fixtures.h"
 
 namespace nodesmith::controllers {
@@ -193,7 +194,7 @@ TEST_F(DisruptionTest, TheDefaultTenPercentBudgetRoundsUp) {
   EXPECT_THAT(Deleting(), SizeIs(2));
 }
 
-TEST_F(DisruptionTest, BudgetsApplyByReasonAndScheduledOnesAreSkipped) {
+TEST_F(DisruptionTest, BudgetsApplyByReasonAndScheduledOnesOnlyInTheirWindow) {
   for (int i = 1; i <= 4; ++i) AddNode(i);
   UpdatePool([](api::NodePool& p) {
     p.disruption.budgets = {
@@ -354,6 +355,83 @@ TEST_F(DisruptionTest, DecideReportsAnExhaustedBudgetAsTheBlocker) {
   EXPECT_THAT(decision->blocked,
               Contains(BlockedNode{"ip-1", "disruption budgets of nodepool default allow no more "
                                            "disruptions for reason Empty now"}));
+}
+
+TEST_F(DisruptionTest, ConsolidationIsNotRecomputedWhileNothingChanged) {
+  UpdatePool([](api::NodePool& p) {
+    p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized";
+    p.disruption.consolidate_after = core::NillableDuration{seconds(0)};
+  });
+  AddNode(1);  // a small node, already the cheapest home for its pod
+  world_.MustCreate(testing::PendingPod("web", "1500m"));
+  ASSERT_TRUE(world_.cluster.Bind("default", "web", "ip-1").ok());
+  world_.clock.Step(seconds(10));
+  ASSERT_TRUE(Reconcile().ok());
+  const int solves = simulator_->solves();
+  EXPECT_GT(solves, 0) << "consolidation looked";
+  EXPECT_THAT(Deleting(), IsEmpty());
+
+  world_.clock.Step(seconds(10));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_EQ(simulator_->solves(), solves) << "same cluster, same answer: not simulated again";
+
+  world_.MustCreate(testing::PendingPod("other", "100m"));  // the cluster changed
+  ASSERT_TRUE(world_.cluster.Bind("default", "other", "ip-1").ok());
+  world_.clock.Step(seconds(10));
+  ASSERT_TRUE(Reconcile().ok());
+  const int after_change = simulator_->solves();
+  EXPECT_GT(after_change, solves);
+
+  world_.clock.Step(std::chrono::minutes(5));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_GT(simulator_->solves(), after_change) << "looked again after the recheck interval";
+}
+
+TEST_F(DisruptionTest, MethodsAreTriedInKarpentersOrderOneCommandAPass) {
+  std::vector<std::string> names;
+  for (const auto& m : DefaultMethods(world_.clock, *simulator_)) names.push_back(m->Name());
+  EXPECT_THAT(names, ElementsAre("emptiness", "drift", "expiration", "multi-node", "single-node"));
+
+  // ip-1 is empty and expired; ip-2 has a pod, is drifted and expired. Budgets allow both at
+  // once (the default 10% would hold drift back while ip-1 terminates).
+  UpdatePool([](api::NodePool& p) {
+    p.disruption.budgets = {api::Budget{"100%", std::nullopt, std::nullopt, {}}};
+  });
+  AddNode(1);
+  AddNode(2);
+  BindPod("web", "ip-2");
+  for (const char* name : {"default-1", "default-2"}) {
+    api::NodeClaim c = world_.MustGet<api::NodeClaim>("", name);
+    c.metadata.creation_timestamp = world_.clock.Now();
+    c.spec.expire_after = core::NillableDuration{seconds(60)};
+    if (std::string(name) == "default-2") {
+      c.status.conditions.push_back({kConditionDrifted, "True", "NodePoolDrifted", "", world_.clock.Now()});
+    }
+    ASSERT_TRUE(world_.cluster.Update(c).ok());
+  }
+  world_.clock.Step(seconds(120));
+  auto first = controller_->Decide();
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(first->command.has_value());
+  EXPECT_EQ(first->command->method, "emptiness") << "emptiness comes before drift and expiry";
+  ASSERT_THAT(first->command->candidates, SizeIs(1));
+  EXPECT_EQ(first->command->candidates[0].name(), "ip-1");
+
+  ASSERT_TRUE(Reconcile().ok());  // acts: ip-1's NodeClaim is deleted
+  auto second = controller_->Decide();
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(second->command.has_value());
+  EXPECT_EQ(second->command->method, "drift") << "drift comes before expiration";
+  EXPECT_EQ(second->command->candidates[0].name(), "ip-2");
+
+  api::NodeClaim c = world_.MustGet<api::NodeClaim>("", "default-2");
+  c.status.conditions.pop_back();  // no longer drifted
+  ASSERT_TRUE(world_.cluster.Update(c).ok());
+  auto third = controller_->Decide();
+  ASSERT_TRUE(third.ok());
+  ASSERT_TRUE(third->command.has_value());
+  EXPECT_EQ(third->command->method, "expiration");
+  EXPECT_EQ(third->command->reason, "Expired");
 }
 
 TEST(EvictionCostTest, PriorityAndDeletionCostRaiseIt) {

@@ -1,0 +1,63 @@
+// Repack: a cheaper arrangement of interchangeable pods over the new nodes of one NodePool.
+//
+// The scheduler places pods the way Karpenter does (each pod on the emptiest NodeClaim that can
+// still take it, a NodeClaim keeping every instance type that fits what it holds, the cheapest
+// of those launched at the end). That decides *which pods share a node* without asking what the
+// node will cost, so the launch can be a type much larger or pricier per resource than needed.
+// Repack re-decides it for pods nothing else constrains: it chooses each node's type by how much
+// of the pods' value it holds per dollar, where a pod's value is given (the scheduler passes the
+// LP lower bound's shadow price, so a node worth its price is as efficient as the LP allows) or
+// else what its requests would cost on the cheapest type per unit of its scarcest resource (its
+// "fractional price").
+//
+// Greedy, in two phases:
+//   1. Pinned bins (NodeClaims that keep pods Repack may not move) are taken in order; for each,
+//      every type that holds its pinned pods is tried, topped up first-fit-decreasing with
+//      movable pods, and the type with the highest value per dollar kept.
+//   2. The remaining movable pods open new bins the same way; a chosen pattern (type plus pod
+//      counts) is repeated as long as enough pods of every class in it remain.
+// Finally each bin is bought as the cheapest type that holds what ended up in it.
+//
+// Pure, deterministic, no requirements or topology: the caller groups pods and NodeClaims so that
+// any type offered holds any pod as far as requirements, taints, ports and topology go.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "solver/resource_vector.h"
+
+namespace nodesmith::solver {
+
+struct RepackType {
+  ResourceVector capacity;  // what pods may use (allocatable minus DaemonSet overhead)
+  double price = 0;
+};
+
+// Identical pods.
+struct RepackClass {
+  ResourceVector request;
+  int64_t count = 0;
+  // What one pod is worth when choosing types, e.g. its LP shadow price (ClassPrices in
+  // solver/lower_bound.h); negative: its fractional price. The fractional price, a thousandth
+  // of it, is added either way so pods the LP prices at zero still count.
+  double value = -1;
+};
+
+struct RepackBin {
+  int type = -1;                // index into the types; -1 when nothing holds the bin
+  std::vector<int64_t> counts;  // movable pods per class placed in this bin
+};
+
+struct RepackPlan {
+  std::vector<RepackBin> pinned;    // one per pinned bin, same order
+  std::vector<RepackBin> new_bins;  // bins holding movable pods only
+  double price = 0;                 // total, every bin at its cheapest holding type
+  bool ok = false;                  // false when some pod or pinned bin fits no type
+};
+
+// `classes` are the movable pods; `pinned[k]` lists the pods bin k must keep.
+RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
+                  const std::vector<std::vector<RepackClass>>& pinned);
+
+}  // namespace nodesmith::solver
