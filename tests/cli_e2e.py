@@ -263,6 +263,18 @@ class Disrupt(unittest.TestCase):
                                summary["pricePerHourBefore"] - sum(c["savingsPerHour"] for c in commands))
         self.assertLess(summary["pricePerHourAfter"], summary["pricePerHourBefore"] - 0.096)
 
+    def test_until_stable_prices_the_nodes_expired_pods_need(self):
+        # By August every node has passed its 720h expireAfter: expiration takes them all
+        # (forcefully), and their pods need new nodes, which the price after must include.
+        p = disrupt("--until-stable", now="2025-08-01T00:00:00Z")
+        expired = [c for c in p["commands"] if c["method"] == "expiration"]
+        self.assertEqual(len(expired), 1, p["commands"])
+        self.assertEqual(len(expired[0]["candidates"]), 6)
+        summary = p["summary"]
+        self.assertGreater(summary["pricePerHourAfter"], 0.2,
+                           "the pods of expired nodes run somewhere that costs money")
+        self.assertLess(summary["pricePerHourAfter"], summary["pricePerHourBefore"])
+
     def test_json_follows_the_contract(self):
         p = disrupt("--until-stable")
         self.assertEqual(set(p), {"kind", "commands", "blocked", "summary"})

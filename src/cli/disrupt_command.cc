@@ -183,10 +183,15 @@ core::Status ApplyCommand(const controllers::Command& command, const core::Clock
   // Where the pods go: the command's replacements, else the existing capacity the same
   // simulation chose (asked again: the command only lists what must be launched).
   std::map<std::string, std::string> target;  // pod key -> node name
+  // New NodeClaims the pods need beyond the command's own replacements: a command without
+  // replacements (expiration, emptiness) leaves pods that fit nowhere else to the provisioner,
+  // which would launch these.
+  std::vector<solver::NewNodeClaim> provisioned;
   if (!moving.empty()) {
     simulator.Reset();
     auto sim = simulator.Simulate(command.candidates);
     if (!sim.ok()) return sim.status().WithPrefix("simulating " + command.method);
+    if (command.replacements.empty()) provisioned = sim->replacements;
     for (const auto& placement : sim->results.existing_nodes) {
       std::string node = placement.name;
       if (placement.in_flight) {
@@ -201,10 +206,15 @@ core::Status ApplyCommand(const controllers::Command& command, const core::Clock
       }
     }
   }
-  for (const auto& planned : command.replacements) {
-    auto node = LaunchReplacement(planned, last_activity, clock, cluster, cloud);
-    if (!node.ok()) return node.status();
-    for (const auto& pod : planned.pods) target[pod] = *node;
+  const std::vector<solver::NewNodeClaim>* all_launches[] = {&command.replacements, &provisioned};
+  for (const auto* launches : all_launches) {
+    for (const auto& planned : *launches) {
+      auto node = LaunchReplacement(planned, last_activity, clock, cluster, cloud);
+      if (!node.ok()) return node.status();
+      for (const auto& pod : planned.pods) {
+        if (moving.count(pod)) target[pod] = *node;
+      }
+    }
   }
 
   for (auto pod : cluster.List<api::Pod>()) {
@@ -334,7 +344,12 @@ int RunDisrupt(const DisruptFlags& flags) {
     for (const auto& c : cmd.candidates) disrupted.insert(c.name());
   }
   std::erase_if(plan.blocked, [&](const auto& b) { return disrupted.count(b.node) > 0; });
-  plan.price_per_hour_after = plan.price_per_hour_before - savings;
+  // Applied commands are priced as the fleet they left, which includes what the provisioner
+  // would launch for pods an expiration left without a home; a single step is priced by its
+  // saving.
+  plan.price_per_hour_after = flags.until_stable && !plan.commands.empty()
+                                  ? PriceManagedNodes(cluster, cloud).price_per_hour
+                                  : plan.price_per_hour_before - savings;
 
   if (flags.inputs.output == "json") {
     std::cout << DisruptionPlanJson(plan).dump(2) << "\n";

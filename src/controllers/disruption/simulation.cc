@@ -100,29 +100,59 @@ core::Status SchedulingSimulator::EnsureSnapshot() {
       if (seen.insert(t->name).second) instance_types_.push_back(t);
     }
   }
-  base_ = std::move(objects);
+  const scheduling::LabelKeySet& well_known = options_.well_known_labels.empty()
+                                                  ? scheduling::WellKnownLabels()
+                                                  : options_.well_known_labels;
+  auto snapshot = solver::BuildSnapshot(std::move(objects), {}, instance_types_, well_known);
+  if (!snapshot.ok()) return snapshot.status().WithPrefix("building the disruption snapshot");
+  base_ = std::move(*snapshot);
   return core::Status::Ok();
 }
 
 core::Result<SimulationResult> SchedulingSimulator::Simulate(
     const std::vector<Candidate>& candidates) {
   NS_RETURN_IF_ERROR(EnsureSnapshot());
-  api::ObjectSet objects = *base_;
+  solver::Snapshot& snapshot = *base_;
   std::set<std::string> names;
   for (const auto& c : candidates) names.insert(c.name());
-  SimulationResult out;
-  out.candidate_pods = RemoveNodes(objects, names);
-  const std::set<std::string> candidate_pods(out.candidate_pods.begin(), out.candidate_pods.end());
 
-  const scheduling::LabelKeySet& well_known = options_.well_known_labels.empty()
-                                                  ? scheduling::WellKnownLabels()
-                                                  : options_.well_known_labels;
-  auto snapshot = solver::BuildSnapshot(std::move(objects), {}, instance_types_, well_known);
-  if (!snapshot.ok()) return snapshot.status().WithPrefix("building the disruption snapshot");
+  // Take the candidates' nodes out (remembering where they stood) and make their reschedulable
+  // pods pending. Their bound pods stay in snapshot.bound_pods: the solver ignores pods on nodes
+  // it does not know, and does not count pods being scheduled where they were.
+  SimulationResult out;
+  const size_t pending_before = snapshot.pending_pods.size();
+  std::vector<std::pair<size_t, solver::ExistingCapacity>> removed;
+  for (size_t i = 0; i < snapshot.existing.size(); ++i) {
+    const solver::ExistingCapacity& e = snapshot.existing[i];
+    if (e.in_flight || !names.count(e.name)) continue;
+    for (int b : e.bound_pods) {
+      const api::Pod& bound = snapshot.bound_pods[b];
+      if (!IsReschedulable(bound) || IsTerminating(bound)) continue;
+      api::Pod pod = bound;
+      pod.spec.node_name.clear();
+      pod.status.nominated_node_name.clear();
+      out.candidate_pods.push_back(solver::PodKey(pod));
+      snapshot.pending_pods.push_back(std::move(pod));
+    }
+  }
+  for (size_t i = snapshot.existing.size(); i-- > 0;) {
+    if (snapshot.existing[i].in_flight || !names.count(snapshot.existing[i].name)) continue;
+    removed.emplace_back(i, std::move(snapshot.existing[i]));
+    snapshot.existing.erase(snapshot.existing.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+
   ++solves_;
-  auto results = solver::Solve(*snapshot, options_.scheduler);
+  auto results = solver::Solve(snapshot, options_.scheduler);
+
+  // Put the snapshot back as the pass found it, whatever the solve said.
+  snapshot.pending_pods.resize(pending_before);
+  for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+    snapshot.existing.insert(snapshot.existing.begin() + static_cast<std::ptrdiff_t>(it->first),
+                             std::move(it->second));
+  }
   if (!results.ok()) return results.status().WithPrefix("simulating rescheduling");
 
+  const std::set<std::string> candidate_pods(out.candidate_pods.begin(), out.candidate_pods.end());
   for (const auto& claim : results->new_node_claims) {
     for (const auto& pod : claim.pods) {
       if (candidate_pods.count(pod)) {

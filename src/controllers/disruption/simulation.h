@@ -2,8 +2,10 @@
 // every consolidation and drift decision asks, as Karpenter's SimulateScheduling.
 //
 // It snapshots the cluster once per disruption pass (lazily, on the first Simulate after Reset)
-// and, per question, removes the candidates' Nodes and NodeClaims, turns their reschedulable pods
-// pending, and runs the provisioning solver over what is left: every other Ready, schedulable
+// into one solver snapshot, and, per question, takes the candidates' Nodes out of it, adds their
+// reschedulable pods as pending, runs the provisioning solver over what is left, and puts the
+// snapshot back as it was (no copy of the cluster per question: a pass may ask dozens). The rest
+// of the cluster is: every other Ready, schedulable
 // Node and in-flight NodeClaim is existing capacity; Nodes being deleted or carrying the
 // karpenter.sh/disrupted taint are not (their pods are pending too, so the simulation does not
 // hand out room they will need). Pods already pending take part, so room they need is not
@@ -25,6 +27,7 @@
 #include "scheduling/well_known_labels.h"
 #include "solver/results.h"
 #include "solver/scheduler.h"
+#include "solver/snapshot.h"
 
 namespace nodesmith::controllers {
 
@@ -77,7 +80,9 @@ class SchedulingSimulator {
   const cluster::ClusterApi& cluster_;
   const cloud::CloudProvider& cloud_;
   SimulatorOptions options_;
-  std::optional<api::ObjectSet> base_;  // the cluster at this pass, unavailable capacity removed
+  // The cluster at this pass, capacity that is going away removed; Simulate edits it and
+  // restores it before returning.
+  std::optional<solver::Snapshot> base_;
   cloud::InstanceTypes instance_types_;
   int solves_ = 0;
 };
