@@ -118,15 +118,15 @@ Result<int> ParseValue(const Field& f, std::string_view field_text, std::string_
       if ((*f.names)[i] != nullptr && lower == (*f.names)[i]) return f.min + static_cast<int>(i);
     }
   }
-  if (text.empty() || text.size() > 9) {
-    return FieldError(f, field_text, "\"" + std::string(text) + "\" is not a number");
-  }
+  // Built by appending: g++ 12 at -O3 misreads `"literal" + std::string` as overlapping copies.
+  std::string not_a_number = "\"";
+  not_a_number.append(text).append("\" is not a number");
+  if (text.empty() || text.size() > 9) return FieldError(f, field_text, not_a_number);
   int v = 0;
   for (char c : text) {
     if (c < '0' || c > '9') {
-      return FieldError(f, field_text,
-                        "\"" + std::string(text) + "\" is not a number" +
-                            (f.names != nullptr ? " or a name" : ""));
+      if (f.names != nullptr) not_a_number.append(" or a name");
+      return FieldError(f, field_text, not_a_number);
     }
     v = v * 10 + (c - '0');
   }

@@ -65,10 +65,14 @@ std::vector<const cloud::InstanceType*> OrderAndTruncate(
     std::vector<std::pair<double, const cloud::InstanceType*>> priced,
     const scheduling::Requirements& reqs, size_t max_types,
     std::vector<MinValuesShortfall>* shortfalls) {
-  std::sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) {
+  auto cheaper = [](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     return a.second->name < b.second->name;
-  });
+  };
+  // Callers may hand lists over already ordered (the scheduler does for long ones).
+  if (!std::is_sorted(priced.begin(), priced.end(), cheaper)) {
+    std::sort(priced.begin(), priced.end(), cheaper);
+  }
   std::vector<const cloud::InstanceType*> ordered;
   ordered.reserve(priced.size());
   for (const auto& p : priced) ordered.push_back(p.second);

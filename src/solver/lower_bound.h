@@ -29,6 +29,16 @@
 // gives way to a pooled one: open bins grouped by which resources they offer at all (GPU nodes
 // apart from CPU-only ones), one price per resource unit in each group. Pooling is a relaxation
 // of the full LP, certified the same way (each bin takes its group's w).
+//
+// Where pods are large next to the nodes the fluid LP is weak (it fills a node to the last
+// milli-core; a node holding two 28 GiB pods in 64 GiB wastes 8). So, for new capacity only
+// (no fixed bins), up to 64 pod classes and 128 bins, LowerBound also solves the configuration
+// LP: buy patterns (a bin and the whole pods it holds) to cover every class, by column
+// generation with an exact branch-and-bound knapsack per bin as the pricing step. Its certificate is Farley's:
+// for the master's duals u >= 0 and, per bin, K_b >= the value sum_c a_c u_c of every pattern
+// that fits it (the knapsack's best, or the bound of a search cut short by its work limit),
+//   cost(any plan) >= min_b (price_b / K_b) * sum_c count_c u_c.
+// The larger of the two certified bounds is returned.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,11 @@
 #include "solver/lower_bound.h"
 
+#include <algorithm>
+#include <random>
+
 #include <gtest/gtest.h>
+
+#include "solver/repack.h"
 
 namespace nodesmith::solver {
 namespace {
@@ -65,14 +70,76 @@ TEST(LowerBound, NothingToPlaceCostsNothing) {
   EXPECT_EQ(LowerBound(LowerBoundProblem{}), 0.0);
 }
 
-TEST(LowerBound, NeverAboveTheTrueOptimum) {
-  // 3 pods of 0.6 cpu on 1-cpu nodes at price 1: integral optimum 3, fractional 1.8.
+TEST(LowerBound, WholePodsPerNodeLiftTheBoundToTheTrueOptimum) {
+  // 3 pods of 0.6 cpu on 1-cpu nodes at price 1: the fluid bound is 1.8, but a node holds one
+  // such pod, so every plan (and the configuration LP) buys 3 nodes.
   LowerBoundProblem p;
   p.bins.push_back({1.0, false, {1, 10}});
   p.classes.push_back({3, {0.6, 1}, {0}});
   double lb = LowerBound(p);
-  EXPECT_LE(lb, 1.8 + 1e-12);
-  EXPECT_NEAR(lb, 1.8, 1e-9);
+  EXPECT_LE(lb, 3.0);
+  EXPECT_NEAR(lb, 3.0, 1e-8);
+}
+
+TEST(LowerBound, TwoResourcesBindingAtOnceCountWholePods) {
+  // Karpenter's KWOK "basic" in miniature: pods of 3.5 cpu and 28 memory on nodes of 16 cpu and
+  // 64 memory (price 1) or 8 cpu and 32 memory (price 0.5). Memory alone prices a pod at 28/64
+  // of a dollar; a node holds only 2 (or 1), so each pod costs 0.5 and 10 pods cost 5.
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {16, 64}});
+  p.bins.push_back({0.5, false, {8, 32}});
+  p.classes.push_back({10, {3.5, 28}, {0, 1}});
+  const double lb = LowerBound(p);
+  EXPECT_LE(lb, 5.0);
+  EXPECT_NEAR(lb, 5.0, 1e-8);
+}
+
+TEST(LowerBound, SmallPodsFillTheRoomLargeOnesLeave) {
+  // One large pod (3 cpu) per 4-cpu node leaves 1 cpu that four 0.25-cpu pods fill: 4 nodes
+  // hold everything, which is also the fluid bound (16 cpu). The configuration LP must not
+  // claim more than a plan that exists.
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {4, 100}});
+  p.classes.push_back({4, {3, 1}, {0}});
+  p.classes.push_back({16, {0.25, 1}, {0}});
+  const double lb = LowerBound(p);
+  EXPECT_LE(lb, 4.0);
+  EXPECT_NEAR(lb, 4.0, 1e-8);
+}
+
+TEST(LowerBound, NeverAboveARealPlan) {
+  // Seeded random problems: the bound never exceeds the price of the plan Repack builds (a
+  // real packing of the same pods on the same types).
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> cpu(1, 16), mem(1, 64), count(1, 30), price_cents(10, 200);
+  for (int trial = 0; trial < 40; ++trial) {
+    LowerBoundProblem p;
+    std::vector<RepackType> types;
+    std::vector<int> all;
+    const int num_types = 1 + trial % 5;
+    for (int t = 0; t < num_types; ++t) {
+      const int64_t c = 4 * cpu(rng), m = 4 * mem(rng);
+      const double price = price_cents(rng) / 100.0;
+      p.bins.push_back({price, false, {static_cast<double>(c), static_cast<double>(m)}});
+      types.push_back({{c, m}, price});
+      all.push_back(t);
+    }
+    // Pods that fit the largest type on each resource, so a plan exists.
+    int64_t max_c = 0, max_m = 0;
+    for (const auto& t : types) {
+      max_c = std::max(max_c, t.capacity[0]);
+      max_m = std::max(max_m, t.capacity[1]);
+    }
+    std::vector<RepackClass> classes;
+    for (int k = 0; k < 1 + trial % 4; ++k) {
+      const int64_t c = 1 + cpu(rng) % max_c, m = 1 + mem(rng) % max_m, n = count(rng);
+      p.classes.push_back({n, {static_cast<double>(c), static_cast<double>(m)}, all});
+      classes.push_back({{c, m}, n});
+    }
+    const RepackPlan plan = Repack(types, classes, {});
+    if (!plan.ok) continue;  // some pod fits no single type
+    EXPECT_LE(LowerBound(p), plan.price * (1 + 1e-12)) << "trial " << trial;
+  }
 }
 
 }  // namespace
@@ -85,14 +152,13 @@ TEST(LowerBound, DominatedBinsDoNotChangeTheOptimum) {
   LowerBoundProblem p;
   p.bins.push_back({1.0, false, {4, 16}});   // 4 cpu per dollar
   p.bins.push_back({2.5, false, {8, 32}});   // 3.2 cpu per dollar: dominated
-  p.bins.push_back({0.5, false, {1, 64}});   // memory-rich
+  p.bins.push_back({0.5, false, {1, 64}});   // memory-rich, 2 cpu per dollar
   p.classes.push_back({8, {1, 1}, {0, 1, 2}});
-  p.classes.push_back({4, {0, 16}, {0, 1, 2}});
-  // 8 cpu at best 4/$ = 2$, 72 memory: the memory-rich bin supplies it cheaply alongside.
+  // 8 cpu at best 4 per dollar, in two whole nodes of the first bin.
   double lb = LowerBound(p);
+  EXPECT_NEAR(lb, 2.0, 1e-9);
   p.bins[1].price = 2.0;  // now equally efficient, still no better
   EXPECT_NEAR(LowerBound(p), lb, 1e-9);
-  EXPECT_GT(lb, 0);
 }
 
 }  // namespace
@@ -106,7 +172,8 @@ TEST(LowerBound, GpuPodsPayForTheCoresOfGpuNodesEvenInThePooledBound) {
   // ones (8 cpu, price ~1); 25 classes x 4 pods of 6 cpu + 1 GPU: 25 x 180 columns, far above
   // the full LP's cap. The pods' 600 cpu must come from GPU nodes (a pod runs where it fits
   // alone), so at least 75 of them: 300, not the ~125 of buying GPUs on GPU nodes and cores on
-  // CPU-only ones.
+  // CPU-only ones. Whole pods make it 100 nodes (one 6-cpu pod per 8-cpu node), which the
+  // configuration LP proves.
   LowerBoundProblem p;
   std::vector<int> all;
   for (int i = 1; i <= 90; ++i) {
@@ -117,8 +184,8 @@ TEST(LowerBound, GpuPodsPayForTheCoresOfGpuNodesEvenInThePooledBound) {
   }
   for (int c = 1; c <= 25; ++c) p.classes.push_back({4, {6, 1, static_cast<double>(c)}, all});
   const double lb = LowerBound(p);
-  EXPECT_GE(lb, 300.0 * (1 - 1e-9));
-  EXPECT_LE(lb, 75 * (4.0 + 1e-4 * 90));  // 75 of the dearest GPU nodes hold every pod
+  EXPECT_GE(lb, 100 * (4.0 + 1e-4) * (1 - 1e-8));  // 100 of the cheapest GPU nodes
+  EXPECT_LE(lb, 100 * (4.0 + 1e-4 * 90));          // 100 of the dearest hold every pod
 }
 
 }  // namespace

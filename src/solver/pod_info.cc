@@ -1,5 +1,7 @@
 #include "solver/pod_info.h"
 
+#include <charconv>
+
 #include "scheduling/pod_requests.h"
 #include "scheduling/taints.h"
 
@@ -38,22 +40,110 @@ void AppendCanonicalText(const scheduling::Requirement& r, bool with_min_values,
 }
 
 api::ResourceList PodRequestsWithPodCount(const api::Pod& pod) {
-  return scheduling::PodRequests(pod);  // includes pods: 1
+  const api::PodSpec& spec = pod.spec;
+  if (!spec.init_containers.empty() || spec.resources || !spec.overhead.empty()) {
+    return scheduling::PodRequests(pod);  // includes pods: 1
+  }
+  // The common case, built in place: with no init containers, pod-level resources or overhead,
+  // scheduling::PodRequests is the sum of every container's requests (a limit standing in for a
+  // missing request) plus pods: 1. Summed in container order, as there, so every quantity
+  // keeps the same format; this only skips the intermediate lists.
+  api::ResourceList out;
+  for (const api::Container& c : spec.containers) {
+    for (const auto& [name, q] : c.resources.requests.items()) out.Set(name, out.Get(name) + q);
+    for (const auto& [name, q] : c.resources.limits.items()) {
+      if (!c.resources.requests.Has(name)) out.Set(name, out.Get(name) + q);
+    }
+  }
+  out.Set(api::kResourcePods, api::Quantity::FromInt(1));
+  return out;
+}
+
+namespace {
+
+// Requests and limits only: the inputs of PodRequestsWithPodCount's common case.
+bool OnlyContainerResources(const api::PodSpec& spec) {
+  return spec.init_containers.empty() && !spec.resources && spec.overhead.empty();
+}
+
+uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL; }
+
+uint64_t HashList(uint64_t h, const api::ResourceList& list) {
+  for (const auto& [name, q] : list.items()) {
+    h = Mix(h, std::hash<std::string>()(name));
+    h = Mix(h, static_cast<uint64_t>(q.MilliValue()));
+    h = Mix(h, static_cast<uint64_t>(q.format()));
+  }
+  return Mix(h, 0x5bd1e995);
+}
+
+// Equal names, values and formats: every quantity of the computed list is a sum (value and
+// format, never the spelling), so equal inputs give identical lists.
+bool SameList(const api::ResourceList& a, const api::ResourceList& b) {
+  if (a.items().size() != b.items().size()) return false;
+  auto j = b.items().begin();
+  for (const auto& [name, q] : a.items()) {
+    if (name != j->first || q.Cmp(j->second) != 0 || q.format() != j->second.format()) return false;
+    ++j;
+  }
+  return true;
+}
+
+bool SameContainerResources(const api::PodSpec& a, const api::PodSpec& b) {
+  if (a.containers.size() != b.containers.size()) return false;
+  for (size_t i = 0; i < a.containers.size(); ++i) {
+    const api::ResourceRequirements& x = a.containers[i].resources;
+    const api::ResourceRequirements& y = b.containers[i].resources;
+    if (!SameList(x.requests, y.requests) || !SameList(x.limits, y.limits)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const api::ResourceList> RequestLists::For(const api::Pod& pod) {
+  if (!OnlyContainerResources(pod.spec)) {
+    return std::make_shared<const api::ResourceList>(PodRequestsWithPodCount(pod));
+  }
+  // Pods usually come in runs of one shape: try the last match before hashing.
+  if (last_.first != nullptr && SameContainerResources(last_.first->spec, pod.spec)) return last_.second;
+  uint64_t h = pod.spec.containers.size();
+  for (const api::Container& c : pod.spec.containers) {
+    h = HashList(HashList(h, c.resources.requests), c.resources.limits);
+  }
+  std::vector<Entry>& bucket = by_hash_[h];
+  for (const Entry& e : bucket) {
+    if (SameContainerResources(e.first->spec, pod.spec)) {
+      last_ = e;
+      return e.second;
+    }
+  }
+  bucket.emplace_back(&pod, std::make_shared<const api::ResourceList>(PodRequestsWithPodCount(pod)));
+  last_ = bucket.back();
+  return bucket.back().second;
 }
 
 PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,
-                    api::ResourceList request_list) {
+                    std::shared_ptr<const api::ResourceList> request_list) {
   PodInfo info;
-  info.key = pod.metadata.namespace_ + "/" + pod.metadata.name;
-  info.request_list = request_list.empty() ? PodRequestsWithPodCount(pod) : std::move(request_list);
-  info.requests = index.ToVector(info.request_list);
+  info.key.reserve(pod.metadata.namespace_.size() + 1 + pod.metadata.name.size());
+  info.key += pod.metadata.namespace_;
+  info.key += '/';
+  info.key += pod.metadata.name;
+  info.request_list = request_list ? std::move(request_list)
+                                   : std::make_shared<const api::ResourceList>(PodRequestsWithPodCount(pod));
+  info.requests = index.ToVector(*info.request_list);
   info.requirements = scheduling::Requirements::FromPod(pod);
   info.strict_requirements = scheduling::Requirements::FromPodStrict(pod);
   info.host_ports = PodHostPorts(pod);
 
   std::string& sig = info.signature;
+  sig.reserve(64);
   for (int64_t v : info.requests) {
-    sig += std::to_string(v);
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+    (void)ec;  // 24 characters hold every int64
+    sig.append(buf, end);
     sig += ',';
   }
   sig += '|';

@@ -3,8 +3,12 @@
 // host ports, and a class signature under which identical pods share cached decisions.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "api/pod.h"
@@ -17,7 +21,9 @@ namespace nodesmith::solver {
 
 struct PodInfo {
   std::string key;                  // "namespace/name"
-  api::ResourceList request_list;   // effective requests, pods: 1 included
+  // Effective requests, pods: 1 included. Shared, never modified: pods asking for the same
+  // (RequestLists) hold one list.
+  std::shared_ptr<const api::ResourceList> request_list;
   ResourceVector requests;
   scheduling::Requirements requirements;         // Requirements::FromPod
   scheduling::Requirements strict_requirements;  // Requirements::FromPodStrict
@@ -31,15 +37,31 @@ struct PodInfo {
 // Karpenter's RequestsForPods.
 api::ResourceList PodRequestsWithPodCount(const api::Pod& pod);
 
+// Effective request lists (PodRequestsWithPodCount), shared among pods whose containers ask for
+// the same: a solve over tens of thousands of pods of a few shapes then builds and frees a few
+// lists, not one per pod. Pods are compared by their containers' requests and limits (names,
+// values and formats, everything the list is computed from); pods with init containers,
+// pod-level resources or overhead get a list of their own. The pods passed must outlive the
+// cache.
+class RequestLists {
+ public:
+  std::shared_ptr<const api::ResourceList> For(const api::Pod& pod);
+
+ private:
+  using Entry = std::pair<const api::Pod*, std::shared_ptr<const api::ResourceList>>;
+  std::unordered_map<uint64_t, std::vector<Entry>> by_hash_;
+  Entry last_{nullptr, nullptr};  // the latest match (a copy: bucket vectors move)
+};
+
 // Appends every detail of `r` as text, so equal texts mean equal requirements
 // (Requirement::String abbreviates long value lists). `with_min_values` adds minValues, which
 // pod classes depend on but offering compatibility does not.
 void AppendCanonicalText(const scheduling::Requirement& r, bool with_min_values, std::string& out);
 
 // Fills every field of PodInfo from the pod's current spec. `request_list` is
-// PodRequestsWithPodCount(pod), when the caller has it already (empty: computed here).
+// PodRequestsWithPodCount(pod), when the caller has it already (null: computed here).
 PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,
-                    api::ResourceList request_list = {});
+                    std::shared_ptr<const api::ResourceList> request_list = nullptr);
 
 // The first taint of `taints` the pod does not tolerate, or nullopt. Every effect counts
 // (PreferNoSchedule too, as in Karpenter, which tolerates it only through relaxation).

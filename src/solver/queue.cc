@@ -1,25 +1,63 @@
 #include "solver/queue.h"
 
 #include <algorithm>
-#include <numeric>
+#include <string_view>
 
 namespace nodesmith::solver {
 
+namespace {
+
+// Eight bytes of `s` from `offset` as a big-endian number (zero past the end): comparing two
+// such numbers orders the strings as their bytes there do, and equal numbers decide nothing.
+uint64_t Prefix(std::string_view s, size_t offset) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    const size_t at = offset + i;
+    v = (v << 8) | (at < s.size() ? static_cast<unsigned char>(s[at]) : 0);
+  }
+  return v;
+}
+
+}  // namespace
+
 Queue::Queue(const std::vector<QueueKey>& keys)
     : last_len_(keys.size(), -1), last_gen_(keys.size(), -1) {
-  std::vector<int> order(keys.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const QueueKey& l = keys[a];
-    const QueueKey& r = keys[b];
+  // Sorted by value, not through indices into `keys`, so comparisons read contiguous memory.
+  // Uids usually share a long prefix ("uid-..."): it is skipped, and the next eight bytes are
+  // compared as a number before the strings are. The index as the last tie-break gives the
+  // order a stable sort would.
+  size_t common = keys.empty() ? 0 : keys[0].uid.size();
+  for (const QueueKey& k : keys) {
+    size_t i = 0;
+    while (i < common && i < k.uid.size() && k.uid[i] == keys[0].uid[i]) ++i;
+    common = i;
+  }
+  struct Entry {
+    int64_t cpu_milli;
+    int64_t memory_milli;
+    int64_t creation_unix_nanos;
+    uint64_t uid_prefix;
+    std::string_view uid;
+    int index;
+  };
+  std::vector<Entry> order;
+  order.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const QueueKey& k = keys[i];
+    order.push_back(Entry{k.cpu_milli, k.memory_milli, k.creation_unix_nanos, Prefix(k.uid, common),
+                          k.uid, static_cast<int>(i)});
+  }
+  std::sort(order.begin(), order.end(), [](const Entry& l, const Entry& r) {
     if (l.cpu_milli != r.cpu_milli) return l.cpu_milli > r.cpu_milli;
     if (l.memory_milli != r.memory_milli) return l.memory_milli > r.memory_milli;
     if (l.creation_unix_nanos != r.creation_unix_nanos) {
       return l.creation_unix_nanos < r.creation_unix_nanos;
     }
-    return l.uid < r.uid;
+    if (l.uid_prefix != r.uid_prefix) return l.uid_prefix < r.uid_prefix;
+    if (l.uid != r.uid) return l.uid < r.uid;
+    return l.index < r.index;
   });
-  pods_.assign(order.begin(), order.end());
+  for (const Entry& e : order) pods_.push_back(e.index);
 }
 
 int Queue::Pop() {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 #include <deque>
-#include <string>
+#include <string_view>
 #include <vector>
 
 namespace nodesmith::solver {
@@ -19,7 +19,7 @@ struct QueueKey {
   int64_t cpu_milli = 0;
   int64_t memory_milli = 0;
   int64_t creation_unix_nanos = 0;
-  std::string uid;
+  std::string_view uid;  // the pod's; read only while the Queue is constructed
 };
 
 class Queue {

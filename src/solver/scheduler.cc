@@ -201,6 +201,7 @@ class Solver {
   std::vector<int> FilterOptions(const ClaimState& c, const ResourceVector& requests,
                                  const scheduling::Requirements& reqs, bool reqs_changed) const;
   void SetMaxAllocatable(ClaimState& c) const;
+  bool DropsMax(const ClaimState& c, const std::vector<int>& kept) const;
   bool EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
                         std::string* reason) const;
 
@@ -217,7 +218,7 @@ class Solver {
   std::vector<Template> templates_;
   std::vector<ExistingState> existing_;
   std::vector<PodState> pods_;
-  std::vector<api::ResourceList> pending_requests_;  // per pending pod, until BuildPods
+  std::vector<std::shared_ptr<const api::ResourceList>> pending_requests_;  // until BuildPods
   std::vector<ClassState> classes_;
   std::unordered_map<std::string, int> class_by_signature_;
   std::vector<ClaimState> claims_;
@@ -246,15 +247,17 @@ class Solver {
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> memo_cache_;  // by keys
   std::unordered_map<std::string, int> memo_ids_;  // interned requirement texts
   std::vector<uint8_t> memo_failed_;               // by id, for the current Place
+  ResourceVector scratch_requests_;                // TryClaim's tentative claim requests
   std::vector<int> memo_failed_list_;              // ids set in memo_failed_
   int MemoId(int k);
 };
 
 void Solver::BuildIndex() {
   pending_requests_.reserve(s_.pending_pods.size());
+  RequestLists lists;
   for (const auto& p : s_.pending_pods) {
-    pending_requests_.push_back(PodRequestsWithPodCount(p));
-    index_.Register(pending_requests_.back());
+    pending_requests_.push_back(lists.For(p));
+    index_.Register(*pending_requests_.back());
   }
   for (const auto& p : s_.bound_pods) index_.Register(PodRequestsWithPodCount(p));
   for (const auto& p : s_.daemon_set_pods) index_.Register(PodRequestsWithPodCount(p));
@@ -360,9 +363,12 @@ void Solver::BuildExisting() {
 void Solver::Refresh(int p) {
   PodState& ps = pods_[p];
   ps.info = MakePodInfo(*ps.pod, index_, std::move(ps.info.request_list));
-  auto [base, base_inserted] =
-      class_by_signature_.emplace(ps.info.signature, static_cast<int>(classes_.size()));
-  if (base_inserted) classes_.emplace_back();
+  // Looked up before inserting: emplace would build a node (and copy the signature) per pod.
+  auto base = class_by_signature_.find(ps.info.signature);
+  if (base == class_by_signature_.end()) {
+    base = class_by_signature_.emplace(ps.info.signature, static_cast<int>(classes_.size())).first;
+    classes_.emplace_back();
+  }
   ps.base_cls = base->second;
 }
 
@@ -393,7 +399,10 @@ void Solver::BuildPods() {
   for (const auto& p : s_.bound_pods) any_topology_ = any_topology_ || HasRequiredAntiAffinity(p);
   for (size_t i = 0; i < pods_.size(); ++i) {
     Refresh(static_cast<int>(i));
-    pods_[i].lb_key = pods_[i].info.signature + "#" + TermKey(*pods_[i].pod);
+    // Only the lower bound reads it.
+    if (opts_.compute_lower_bound) {
+      pods_[i].lb_key = pods_[i].info.signature + "#" + TermKey(*pods_[i].pod);
+    }
   }
 }
 
@@ -457,6 +466,23 @@ bool Solver::TryExisting(int p, int e) {
 void Solver::SetMaxAllocatable(ClaimState& c) const {
   c.max_allocatable = index_.Zero();
   for (int t : c.options) MaxInto(c.max_allocatable, types_[t].allocatable);
+}
+
+// `kept` is c.options filtered (same order). The entry-wise maximum over it can differ from
+// c.max_allocatable only if some dropped type attains that maximum in some resource.
+bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
+  size_t j = 0;
+  for (int t : c.options) {
+    if (j < kept.size() && kept[j] == t) {
+      ++j;
+      continue;
+    }
+    const ResourceVector& a = types_[t].allocatable;
+    for (int r = 0; r < index_.size(); ++r) {
+      if (a[r] >= c.max_allocatable[r]) return true;
+    }
+  }
+  return false;
 }
 
 std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
@@ -549,14 +575,25 @@ bool Solver::TryClaim(int p, int k) {
   if (c.ports.Conflict(ps.info.host_ports)) return dead();
   if (!c.requirements.IsCompatible(ps.info.requirements, allow_)) return dead();
 
-  ResourceVector requests = c.requests;
+  ResourceVector& requests = scratch_requests_;  // reused: no allocation per attempt
+  requests.assign(c.requests.begin(), c.requests.end());
   AddTo(requests, ps.info.requests);
   const Template& t = templates_[c.tmpl];
+  // Options are only ever filtered: the entry-wise maximum needs recomputing only when a
+  // dropped option attained it (DropsMax).
+  bool max_may_drop = false;
   if (ps.info.requirements.empty() && !(topology_ && ps.topology)) {
     // Nothing narrows: only resources can rule types out.
-    std::vector<int> kept = FilterOptions(c, requests, c.requirements, false);
-    if (kept.empty()) return dead();
-    c.options = std::move(kept);
+    const bool all_fit = !c.options.empty() &&
+                         std::all_of(c.options.begin(), c.options.end(), [&](int o) {
+                           return Fits(requests, types_[o].allocatable);
+                         });
+    if (!all_fit) {
+      std::vector<int> kept = FilterOptions(c, requests, c.requirements, false);
+      if (kept.empty()) return dead();
+      max_may_drop = DropsMax(c, kept);
+      c.options = std::move(kept);
+    }
   } else {
     // Ask topology first, against the claim's requirements narrowed by the pod's (copied only
     // when the pod has requirements of its own): most rejections happen here, and cost no copy.
@@ -586,12 +623,13 @@ bool Solver::TryClaim(int p, int k) {
     std::vector<int> kept = FilterOptions(c, requests, merged, !(merged == c.requirements));
     if (kept.empty()) return failed();
     if (!EnforceMinValues(merged, kept, nullptr)) return failed();
+    max_may_drop = DropsMax(c, kept);
     c.options = std::move(kept);
     c.requirements = std::move(merged);
     ++c.version;
   }
-  c.requests = std::move(requests);
-  SetMaxAllocatable(c);
+  c.requests.swap(requests);
+  if (max_may_drop) SetMaxAllocatable(c);
   c.ports.Add(ps.info.host_ports);
   c.pods.push_back(p);
   if (topology_ && ps.counts) topology_->Record(*ps.pod, t.taints, c.requirements);
@@ -676,7 +714,7 @@ std::string Solver::ResourceFailure(int p, int t, const std::vector<int>& types)
   std::vector<std::string> parts;
   for (int r = 0; r < index_.size(); ++r) {
     if (ps.info.requests[r] + tm.daemon[r] <= max_alloc[r]) continue;
-    std::string q = ps.info.request_list.Get(index_.Name(r)).String();
+    std::string q = ps.info.request_list->Get(index_.Name(r)).String();
     std::string msg = max_alloc[r] <= 0 ? "no instance type has " + q + " " + index_.Name(r)
                                         : "no instance type fits " + index_.Name(r) + " " + q;
     if (tm.daemon[r] > 0) msg += " (with daemonset overhead " + DescribeEntry(index_, r, tm.daemon[r]) + ")";
@@ -685,7 +723,7 @@ std::string Solver::ResourceFailure(int p, int t, const std::vector<int>& types)
   // Each resource fits some type, but no single type fits them all.
   for (int r = 0; r < index_.size(); ++r) {
     if (ps.info.requests[r] > 0 && r != ResourceIndex::kPods) {
-      parts.push_back(index_.Name(r) + " " + ps.info.request_list.Get(index_.Name(r)).String());
+      parts.push_back(index_.Name(r) + " " + ps.info.request_list->Get(index_.Name(r)).String());
     }
   }
   std::string joined;
@@ -785,9 +823,10 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   // A new claim holds one pod: it goes before every claim with more (ties: creation order).
   auto pos = std::find_if(claim_order_.begin(), claim_order_.end(),
                           [&](int o) { return claims_[o].pods.size() > 1; });
+  const size_t from = static_cast<size_t>(pos - claim_order_.begin());
   claim_order_.insert(pos, k);
   claim_pos_.push_back(0);
-  for (size_t i = 0; i < claim_order_.size(); ++i) claim_pos_[claim_order_[i]] = static_cast<int>(i);
+  for (size_t i = from; i < claim_order_.size(); ++i) claim_pos_[claim_order_[i]] = static_cast<int>(i);
   return true;
 }
 
@@ -1174,18 +1213,61 @@ void Solver::Finalize(Results& out) {
   std::set<std::string> names;
   // Cheapest compatible offering per type, per distinct requirements: thousands of claims
   // usually share a handful of requirement sets (NodePool, zone, capacity type).
-  std::unordered_map<std::string, std::vector<double>> prices_by_reqs;
+  // The launch offering is cached alike (nullptr with known = 1: none compatible).
+  struct Priced {
+    std::vector<double> prices;
+    std::vector<const cloud::Offering*> offering;
+    std::vector<uint8_t> known;
+    std::vector<int> order;  // every type, cheapest first (ties: name); built on first need
+  };
+  std::vector<uint8_t> is_option(types_.size(), 0);
+  std::unordered_map<std::string, Priced> prices_by_reqs;
+  std::unordered_map<const cloud::InstanceType*, int> index_of;
+  for (size_t t = 0; t < types_.size(); ++t) index_of.emplace(types_[t].type, static_cast<int>(t));
+  // The labels a launch type's own requirements fix, per type (read for every NodeClaim).
+  std::vector<std::optional<api::Labels>> type_labels(types_.size());
+  out.new_node_claims.reserve(claims_.size());
   for (ClaimState& c : claims_) {
     const Template& tm = templates_[c.tmpl];
     scheduling::Requirements reqs = c.requirements;
     reqs.Remove(scheduling::kLabelHostname);
-    std::vector<double>& prices = prices_by_reqs[CanonicalKey(reqs)];
-    if (prices.empty()) prices.assign(types_.size(), std::numeric_limits<double>::quiet_NaN());
+    Priced& cache = prices_by_reqs[CanonicalKey(reqs)];
+    std::vector<double>& prices = cache.prices;
+    if (prices.empty()) {
+      prices.assign(types_.size(), std::numeric_limits<double>::quiet_NaN());
+      cache.offering.assign(types_.size(), nullptr);
+      cache.known.assign(types_.size(), 0);
+    }
     std::vector<std::pair<double, const cloud::InstanceType*>> priced;
     priced.reserve(c.options.size());
-    for (int t : c.options) {
-      if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);
-      priced.emplace_back(prices[t], types_[t].type);
+    // Long option lists are handed over already in OrderAndTruncate's order (read off the
+    // requirement set's order of every type), which spares a sort per NodeClaim.
+    constexpr size_t kPresortFrom = 64;
+    if (c.options.size() >= kPresortFrom) {
+      if (cache.order.empty()) {
+        for (size_t t = 0; t < types_.size(); ++t) {
+          if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);
+        }
+        cache.order.resize(types_.size());
+        for (size_t t = 0; t < types_.size(); ++t) cache.order[t] = static_cast<int>(t);
+        std::sort(cache.order.begin(), cache.order.end(), [&](int a, int b) {
+          if (prices[a] != prices[b]) return prices[a] < prices[b];
+          if (types_[a].type->name != types_[b].type->name) {
+            return types_[a].type->name < types_[b].type->name;
+          }
+          return a < b;
+        });
+      }
+      for (int t : c.options) is_option[t] = 1;
+      for (int t : cache.order) {
+        if (is_option[t]) priced.emplace_back(prices[t], types_[t].type);
+      }
+      for (int t : c.options) is_option[t] = 0;
+    } else {
+      for (int t : c.options) {
+        if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);
+        priced.emplace_back(prices[t], types_[t].type);
+      }
     }
     std::vector<MinValuesShortfall> shortfalls;
     std::vector<const cloud::InstanceType*> its =
@@ -1216,7 +1298,18 @@ void Solver::Finalize(Results& out) {
     const cloud::Offering* launch = nullptr;
     for (const auto* it : its) {
       n.instance_type_options.push_back(it->name);
-      const cloud::Offering* o = it->CheapestOffering(reqs);
+      // Cached only while `reqs` is the text the cache is keyed by (minValues untouched).
+      const cloud::Offering* o = nullptr;
+      auto idx = shortfalls.empty() ? index_of.find(it) : index_of.end();
+      if (idx != index_of.end()) {
+        if (!cache.known[idx->second]) {
+          cache.offering[idx->second] = it->CheapestOffering(reqs);
+          cache.known[idx->second] = 1;
+        }
+        o = cache.offering[idx->second];
+      } else {
+        o = it->CheapestOffering(reqs);
+      }
       if (o == nullptr) continue;
       if (launch == nullptr || o->price < launch->price ||
           (o->price == launch->price && it->name < launch_type->name)) {
@@ -1229,15 +1322,25 @@ void Solver::Finalize(Results& out) {
     for (const auto& [k, v] : reqs.SingleValuedLabels()) n.labels[k] = v;
     if (launch != nullptr) {
       n.launch = Launch{launch_type->name, launch->zone, launch->capacity_type, launch->price};
-      for (const auto& [k, v] : launch_type->requirements.SingleValuedLabels()) n.labels[k] = v;
+      auto idx = index_of.find(launch_type);
+      if (idx != index_of.end()) {
+        std::optional<api::Labels>& labels = type_labels[idx->second];
+        if (!labels) labels = launch_type->requirements.SingleValuedLabels();
+        for (const auto& [k, v] : *labels) n.labels[k] = v;
+      } else {
+        for (const auto& [k, v] : launch_type->requirements.SingleValuedLabels()) n.labels[k] = v;
+      }
       n.labels[scheduling::kLabelTopologyZone] = launch->zone;
       n.labels[scheduling::kLabelCapacityType] = launch->capacity_type;
     }
     n.taints = tm.taints;
     n.requests = tm.daemon_list;
+    n.pods.reserve(c.pods.size());
     for (int p : c.pods) {
-      n.requests.Add(pods_[p].info.request_list);
-      n.pods.push_back(pods_[p].info.key);
+      n.requests.Add(*pods_[p].info.request_list);
+      // Moved: a pod is on one NodeClaim, and nothing reads its key after this (unschedulable
+      // pods, the only later readers, are on none).
+      n.pods.push_back(std::move(pods_[p].info.key));
     }
     for (const char* r : {api::kResourceCpu, api::kResourceMemory, api::kResourcePods}) {
       if (!n.requests.Has(r)) n.requests.Set(r, api::Quantity());
@@ -1253,7 +1356,7 @@ void Solver::Finalize(Results& out) {
   for (const auto& ex : existing_) {
     if (ex.pods.empty()) continue;
     ExistingNodePlacement e{ex.in->name, ex.in->in_flight, {}};
-    for (int p : ex.pods) e.pods.push_back(pods_[p].info.key);
+    for (int p : ex.pods) e.pods.push_back(std::move(pods_[p].info.key));  // as above
     out.existing_nodes.push_back(std::move(e));
   }
   for (const auto& ps : pods_) {

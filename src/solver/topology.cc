@@ -155,9 +155,12 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
 
 core::Status Topology::Update(const api::Pod& pod) {
   const std::string id = PodIdentity(pod);
-  for (auto& g : groups_) g->RemoveOwner(id);
   last_owned_pod_ = nullptr;  // owned_ may gain an entry
-  if (auto it = owned_.find(id); it != owned_.end()) it->second.groups.clear();
+  // owned_ lists every group the pod owns, so only those need asking (not every group).
+  if (auto it = owned_.find(id); it != owned_.end()) {
+    for (size_t i : it->second.groups) groups_[i]->RemoveOwner(id);
+    it->second.groups.clear();
+  }
 
   if (HasRequiredAntiAffinity(pod)) {
     NS_RETURN_IF_ERROR(

@@ -45,6 +45,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -193,8 +194,14 @@ class Topology {
   std::vector<std::unique_ptr<TopologyGroup>> inverse_groups_;
   std::map<std::string, TopologyGroup*> group_index_;  // constraint key -> group
   std::map<std::string, TopologyGroup*> inverse_index_;
-  // Pod identity -> the groups it owns; mirrors TopologyGroup::IsOwnedBy.
-  std::map<std::string, Owned, std::less<>> owned_;
+  // Pod identity -> the groups it owns; mirrors TopologyGroup::IsOwnedBy. Hashed (looked up
+  // by string_view without a copy): uids share long prefixes, which a tree compares again and
+  // again. Never iterated, so its order does not matter.
+  struct IdentityHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Owned, IdentityHash, std::equal_to<>> owned_;
   std::unordered_map<const TopologyGroup*, size_t> position_;  // index in groups_/inverse_groups_
   // One-entry cache of OwnedBy (pod address and uid checked on every hit).
   mutable const api::Pod* last_owned_pod_ = nullptr;
