@@ -33,26 +33,7 @@ class DisruptionTest : public ::testing::Test {
 
   // An initialized node of the default pool, named ip-<i>, with NodeClaim default-<i>.
   void AddNode(int i, std::string pool = "default") {
-    const std::string id = std::to_string(i);
-    api::NodeClaim c;
-    c.metadata.name = pool + "-" + id;
-    c.metadata.labels = {{s::kLabelNodePool, pool}};
-    c.metadata.finalizers = {kTerminationFinalizer};
-    c.status.provider_id = "aws:///zone-a/i-" + id;
-    c.status.node_name = "ip-" + id;
-    c.status.conditions = {{kConditionLaunched, "True", "", "", world_.clock.Now()},
-                           {kConditionRegistered, "True", "", "", world_.clock.Now()},
-                           {kConditionInitialized, "True", "", "", world_.clock.Now()}};
-    world_.MustCreate(c);
-    api::Node n;
-    n.metadata.name = "ip-" + id;
-    n.metadata.labels = {{s::kLabelNodePool, pool},
-                         {s::kLabelInstanceTypeStable, "small"},
-                         {s::kLabelTopologyZone, "zone-a"},
-                         {s::kLabelCapacityType, "spot"}};
-    n.spec.provider_id = c.status.provider_id;
-    n.status.conditions = {{"Ready", "True", "", "", world_.clock.Now()}};
-    world_.MustCreate(n);
+    world_.AddManagedNode(std::to_string(i), pool);
   }
   void BindPod(const std::string& name, const std::string& node, bool daemon = false) {
     api::Pod p = testing::PendingPod(name);

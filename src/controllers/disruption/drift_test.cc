@@ -39,30 +39,11 @@ class DriftTest : public ::testing::Test {
   // An initialized spot node ip-<i> of `type` in zone-a with NodeClaim default-<i>, whose
   // Drifted condition is True when `drifted`.
   void AddNode(int i, const std::string& type = "small", bool drifted = true) {
-    const std::string id = std::to_string(i);
-    const core::Time now = world_.clock.Now();
-    api::NodeClaim c;
-    c.metadata.name = "default-" + id;
-    c.metadata.labels = {{s::kLabelNodePool, "default"},
-                         {s::kLabelInstanceTypeStable, type},
-                         {s::kLabelTopologyZone, "zone-a"},
-                         {s::kLabelCapacityType, "spot"}};
-    c.metadata.finalizers = {kTerminationFinalizer};
-    c.status.provider_id = "aws:///zone-a/i-" + id;
-    c.status.node_name = "ip-" + id;
-    c.status.conditions = {{kConditionLaunched, "True", "", "", now},
-                           {kConditionRegistered, "True", "", "", now},
-                           {kConditionInitialized, "True", "", "", now}};
-    if (drifted) {
-      c.status.conditions.push_back({kConditionDrifted, "True", "AMIDrift", "", now});
-    }
-    world_.MustCreate(c);
-    api::Node n;
-    n.metadata.name = "ip-" + id;
-    n.metadata.labels = c.metadata.labels;
-    n.spec.provider_id = c.status.provider_id;
-    n.status.conditions = {{"Ready", "True", "", "", now}};
-    world_.MustCreate(n);
+    world_.AddManagedNode(std::to_string(i), "default", type, [&](api::NodeClaim& c) {
+      if (drifted) {
+        c.status.conditions.push_back({kConditionDrifted, "True", "AMIDrift", "", world_.clock.Now()});
+      }
+    });
   }
   void BindPod(const std::string& name, const std::string& node, const std::string& cpu = "500m",
                bool do_not_disrupt = false) {

@@ -36,28 +36,8 @@ class ExpirationTest : public ::testing::Test {
   // An initialized spot node ip-<i> with NodeClaim default-<i>, created now, expiring after
   // `expire_after`.
   void AddNode(int i, core::NillableDuration expire_after) {
-    const std::string id = std::to_string(i);
-    const core::Time now = world_.clock.Now();
-    api::NodeClaim c;
-    c.metadata.name = "default-" + id;
-    c.metadata.labels = {{s::kLabelNodePool, "default"},
-                         {s::kLabelInstanceTypeStable, "small"},
-                         {s::kLabelTopologyZone, "zone-a"},
-                         {s::kLabelCapacityType, "spot"}};
-    c.metadata.finalizers = {kTerminationFinalizer};
-    c.spec.expire_after = expire_after;
-    c.status.provider_id = "aws:///zone-a/i-" + id;
-    c.status.node_name = "ip-" + id;
-    c.status.conditions = {{kConditionLaunched, "True", "", "", now},
-                           {kConditionRegistered, "True", "", "", now},
-                           {kConditionInitialized, "True", "", "", now}};
-    world_.MustCreate(c);
-    api::Node n;
-    n.metadata.name = "ip-" + id;
-    n.metadata.labels = c.metadata.labels;
-    n.spec.provider_id = c.status.provider_id;
-    n.status.conditions = {{"Ready", "True", "", "", now}};
-    world_.MustCreate(n);
+    world_.AddManagedNode(std::to_string(i), "default", "small",
+                          [&](api::NodeClaim& c) { c.spec.expire_after = expire_after; });
   }
   void BindPod(const std::string& name, const std::string& node, bool do_not_disrupt = false) {
     api::Pod p = testing::PendingPod(name, "500m");

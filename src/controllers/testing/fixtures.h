@@ -3,6 +3,7 @@
 // Header-only; used by the *_test.cc files under src/controllers/.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,39 @@ class World {
     n.status.allocatable = claim.status.allocatable;
     if (ready) n.status.conditions.push_back({"Ready", "True", "KubeletReady", "", clock.Now()});
     return MustCreate(std::move(n));
+  }
+
+  // An initialized, Ready managed node "ip-<id>" with its NodeClaim "<pool>-<id>", created now,
+  // as the lifecycle controller leaves them: both carry the pool, instance type, zone and
+  // capacity type labels. `edit` may change the NodeClaim before it is created (expireAfter,
+  // extra conditions). Returns the NodeClaim as created.
+  api::NodeClaim AddManagedNode(
+      const std::string& id, const std::string& pool = "default",
+      const std::string& instance_type = "small",
+      const std::function<void(api::NodeClaim&)>& edit = nullptr) {
+    namespace s = scheduling;
+    const core::Time now = clock.Now();
+    api::NodeClaim c;
+    c.metadata.name = pool + "-" + id;
+    c.metadata.labels = {{s::kLabelNodePool, pool},
+                         {s::kLabelInstanceTypeStable, instance_type},
+                         {s::kLabelTopologyZone, "zone-a"},
+                         {s::kLabelCapacityType, "spot"}};
+    c.metadata.finalizers = {kTerminationFinalizer};
+    c.status.provider_id = "aws:///zone-a/i-" + id;
+    c.status.node_name = "ip-" + id;
+    c.status.conditions = {{kConditionLaunched, "True", "", "", now},
+                           {kConditionRegistered, "True", "", "", now},
+                           {kConditionInitialized, "True", "", "", now}};
+    if (edit) edit(c);
+    c = MustCreate(std::move(c));
+    api::Node n;
+    n.metadata.name = "ip-" + id;
+    n.metadata.labels = c.metadata.labels;
+    n.spec.provider_id = c.status.provider_id;
+    n.status.conditions = {{"Ready", "True", "", "", now}};
+    MustCreate(std::move(n));
+    return c;
   }
 
   // Messages recorded so far, in order.
