@@ -76,7 +76,8 @@ TEST(Interruption, ASpotWarningGetsTheNodeReplacedBeforeTheInstanceIsReclaimed) 
   ASSERT_THAT(launched, SizeIs(2));
   const cloud::sim::SimulatedInstance* first = nullptr;
   const cloud::sim::SimulatedInstance* second = nullptr;
-  for (const auto& inst : w.cloud().Instances()) {
+  const std::vector<cloud::sim::SimulatedInstance> instances = w.cloud().Instances();
+  for (const auto& inst : instances) {
     if (inst.node_claim_name == old_claim) first = &inst;
     else second = &inst;
   }

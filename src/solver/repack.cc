@@ -363,6 +363,8 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     }
     if (!added) break;
   }
+  // Patterns priced in after the last LP solve (the rounds ran out) have no value yet.
+  x.resize(patterns.size(), 0.0);
   // Whole copies of the LP's patterns, then the greedy for what is left.
   std::vector<size_t> order(patterns.size());
   std::iota(order.begin(), order.end(), 0);

@@ -1179,9 +1179,16 @@ void Solver::RepackClaims() {
         for (int i : c.options) MaxInto(m, types_[i].capacity);
         return m;
       };
-      for (int k : g.claims) AddTo(remaining, max_capacity(claims_[k]));
-      for (const auto& c : rebuilt) SubtractFrom(remaining, max_capacity(c));
-      for (const auto& c : fresh) SubtractFrom(remaining, max_capacity(c));
+      // Only limited resources are counted: kUnlimited stays as it is (and cannot overflow).
+      auto change = [&](const ClaimState& c, int64_t sign) {
+        const ResourceVector m = max_capacity(c);
+        for (int r = 0; r < index_.size(); ++r) {
+          if (tm.remaining[r] != kUnlimited) remaining[r] += sign * m[r];
+        }
+      };
+      for (int k : g.claims) change(claims_[k], +1);
+      for (const auto& c : rebuilt) change(c, -1);
+      for (const auto& c : fresh) change(c, -1);
       bool within = true;
       for (int r = 0; r < index_.size(); ++r) {
         if (tm.remaining[r] != kUnlimited && remaining[r] < 0) within = false;
