@@ -295,6 +295,22 @@ TEST(Scheduler, NodePoolLimitsCountExistingCapacityAndShrinkDuringTheSolve) {
             "remaining limits (cpu 0)");
 }
 
+TEST(Scheduler, RepackingUnderACpuLimitLeavesUnlimitedResourcesAlone) {
+  // Greedy placement puts 8 pods on a c8 and 2 on a c2 ($0.9); five c2 hold them for $0.5. The
+  // pool limits cpu only: memory and pods are unlimited, and the limit bookkeeping must not
+  // count them (it once added to the "unlimited" sentinel and overflowed).
+  Cluster c;
+  c.Add(TypeSpec{.name = "c2", .cpu = "2", .price = 0.1}).Add(TypeSpec{.name = "c8", .cpu = "8", .price = 0.8});
+  api::NodePool np = MakePool("default");
+  np.limits.Set("cpu", Q("100"));
+  c.Add(np);
+  for (int i = 1; i <= 10; ++i) c.Add(MakePod("p" + std::to_string(i), "1", "", i));
+  Results r = c.Solve();
+  EXPECT_THAT(r.unschedulable, IsEmpty());
+  EXPECT_NEAR(r.price_per_hour, 0.5, 1e-9);
+  for (const auto& n : r.new_node_claims) EXPECT_EQ(n.launch.instance_type, "c2");
+}
+
 class MinValues : public ::testing::Test {
  protected:
   MinValues() {
