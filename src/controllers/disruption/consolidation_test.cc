@@ -136,14 +136,7 @@ class ConsolidationTest : public ::testing::Test {
   // disruption-cost order, under the Underutilized budgets.
   std::vector<Command> Run(Method& method) {
     simulator_->Reset();
-    std::vector<Candidate> candidates;
-    for (Candidate& c : BuildCandidates(clock_, cluster_, *cloud_)) {
-      if (method.ShouldDisrupt(c)) candidates.push_back(std::move(c));
-    }
-    auto r = method.ComputeCommands(BuildBudgetMapping(cluster_, method.Reason(), clock_.Now()),
-                                    candidates);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? *r : std::vector<Command>{};
+    return testing::ComputeCommandsOf(method, clock_, cluster_, *cloud_);
   }
   std::vector<Command> RunMulti() {
     MultiNodeConsolidation m(clock_, *simulator_, options_);

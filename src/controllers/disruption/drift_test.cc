@@ -62,14 +62,7 @@ class DriftTest : public ::testing::Test {
   // its reason, and the commands it computes.
   std::vector<Command> Compute() {
     simulator_.Reset();
-    std::vector<Candidate> eligible;
-    for (Candidate& c : BuildCandidates(world_.clock, world_.cluster, world_.cloud)) {
-      if (drift_.ShouldDisrupt(c)) eligible.push_back(std::move(c));
-    }
-    auto commands = drift_.ComputeCommands(
-        BuildBudgetMapping(world_.cluster, drift_.Reason(), world_.clock.Now()), eligible);
-    EXPECT_TRUE(commands.ok()) << commands.status().message();
-    return commands.ok() ? *commands : std::vector<Command>{};
+    return testing::ComputeCommandsOf(drift_, world_.clock, world_.cluster, world_.cloud);
   }
 
   World world_;

@@ -53,14 +53,7 @@ class ExpirationTest : public ::testing::Test {
 
   // The candidates `method` accepts and the commands it computes over them.
   std::vector<Command> Compute(Method& method) {
-    std::vector<Candidate> eligible;
-    for (Candidate& c : BuildCandidates(world_.clock, world_.cluster, world_.cloud)) {
-      if (method.ShouldDisrupt(c)) eligible.push_back(std::move(c));
-    }
-    auto commands = method.ComputeCommands(
-        BuildBudgetMapping(world_.cluster, method.Reason(), world_.clock.Now()), eligible);
-    EXPECT_TRUE(commands.ok()) << commands.status().message();
-    return commands.ok() ? *commands : std::vector<Command>{};
+    return testing::ComputeCommandsOf(method, world_.clock, world_.cluster, world_.cloud);
   }
 
   World world_;

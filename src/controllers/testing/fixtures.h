@@ -3,6 +3,7 @@
 // Header-only; used by the *_test.cc files under src/controllers/.
 #pragma once
 
+#include <climits>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@
 #include "cloud/sim/simulated_cloud.h"
 #include "cluster/memory_cluster.h"
 #include "controllers/common/karpenter.h"
+#include "controllers/disruption/budgets.h"
+#include "controllers/disruption/candidates.h"
+#include "controllers/disruption/types.h"
 #include "core/clock.h"
 #include "runtime/event_recorder.h"
 #include "scheduling/requirements.h"
@@ -73,6 +77,27 @@ inline api::Pod PendingPod(std::string name, std::string cpu = "1") {
   p.spec.containers.push_back(c);
   p.status.phase = "Pending";
   return p;
+}
+
+// One pass of `method` as the DisruptionController runs it, without acting: the candidates it
+// accepts (blocked ones only when it is forceful), in disruption-cost order, under the budgets
+// for its reason (none for a forceful method), and the commands it computes. A failure is a
+// test failure and gives no commands.
+inline std::vector<Command> ComputeCommandsOf(Method& method, const core::Clock& clock,
+                                              const cluster::ClusterApi& cluster,
+                                              const cloud::CloudProvider& cloud) {
+  std::vector<Candidate> eligible;
+  BudgetMapping budgets;
+  for (Candidate& c : BuildCandidates(clock, cluster, cloud)) {
+    if (!method.Forceful() && !c.blocked.empty()) continue;
+    if (!method.ShouldDisrupt(c)) continue;
+    if (method.Forceful()) budgets[c.node_pool_name()] = INT_MAX;
+    eligible.push_back(std::move(c));
+  }
+  if (!method.Forceful()) budgets = BuildBudgetMapping(cluster, method.Reason(), clock.Now());
+  auto commands = method.ComputeCommands(budgets, eligible);
+  EXPECT_TRUE(commands.ok()) << commands.status().message();
+  return commands.ok() ? *commands : std::vector<Command>{};
 }
 
 class World {
