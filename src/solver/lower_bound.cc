@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -45,7 +46,7 @@ LowerBoundProblem PruneDominated(const LowerBoundProblem& p) {
       if (dominates(a, b)) dropped[b] = true;
     }
   }
-  LowerBoundProblem out;
+  LowerBoundProblem out;  // without seeds: the fluid LP does not use them
   std::vector<int> new_index(nb, -1);
   for (size_t b = 0; b < nb; ++b) {
     if (dropped[b]) continue;
@@ -69,10 +70,13 @@ LowerBoundProblem PruneDominated(const LowerBoundProblem& p) {
 LowerBoundProblem MergeIdenticalClasses(LowerBoundProblem p) {
   std::map<std::pair<std::vector<double>, std::vector<int>>, size_t> index;
   std::vector<LowerBoundClass> merged;
-  for (auto& c : p.classes) {
+  std::vector<int> merged_into(p.classes.size());
+  for (size_t k = 0; k < p.classes.size(); ++k) {
+    LowerBoundClass& c = p.classes[k];
     std::sort(c.bins.begin(), c.bins.end());
     c.bins.erase(std::unique(c.bins.begin(), c.bins.end()), c.bins.end());
     auto [it, inserted] = index.try_emplace({c.request, c.bins}, merged.size());
+    merged_into[k] = static_cast<int>(it->second);
     if (inserted) {
       merged.push_back(std::move(c));
     } else {
@@ -80,6 +84,13 @@ LowerBoundProblem MergeIdenticalClasses(LowerBoundProblem p) {
     }
   }
   p.classes = std::move(merged);
+  for (LowerBoundPattern& seed : p.seeds) {
+    std::map<int, int64_t> counts;
+    for (const auto& [c, n] : seed.counts) {
+      if (c >= 0 && static_cast<size_t>(c) < merged_into.size()) counts[merged_into[c]] += n;
+    }
+    seed.counts.assign(counts.begin(), counts.end());
+  }
   return p;
 }
 
@@ -391,15 +402,19 @@ std::vector<long double> FullWeights(const LowerBoundProblem& p) {
 // Work limits: knapsack nodes per bin and pricing, over the whole bound, and master rounds.
 // Past the node limit every bin is still priced, with its search cut at the root (its bound is
 // then the knapsack's LP relaxation), so the certificate stays complete.
-constexpr int64_t kKnapsackNodes = 400;
+constexpr int64_t kKnapsackNodes = 2000;
 constexpr int64_t kConfigurationNodes = 200000;
 constexpr int kConfigurationRounds = 40;
-// Above this many classes or open bins the configuration LP is not tried (the fluid bound stands):
-// with a hundred pod shapes (the OpenB trace) column generation from single-class patterns
-// converges too slowly to beat the fluid bound within the work limit; with hundreds of
-// undominated types (Karpenter's fake.InstanceTypes(400)) each round prices them all.
+// Improving patterns a knapsack hands the master per bin and round.
+constexpr size_t kColumnsPerBin = 4;
+// Above this many classes, open bins or (class, bin) pairs the configuration LP is not tried (the
+// fluid bound stands). With a hundred pod shapes (the OpenB trace) column generation converges
+// too slowly: after a hundred rounds of exact pricing (minutes) the master is still falling and
+// the Farley bound of its duals is below the fluid bound. Karpenter's 400 fake types and 30 pod
+// shapes would cost a tenth of a second for nothing: its pods are small next to its nodes.
 constexpr size_t kMaxConfigurationClasses = 64;
-constexpr size_t kMaxConfigurationBins = 128;
+constexpr size_t kMaxConfigurationBins = 512;
+constexpr size_t kMaxConfigurationPairs = 4000;
 
 // The most valuable pattern of one bin under values u: a bounded multi-dimensional knapsack,
 // solved by depth-first branch and bound. Bounds: the fractional knapsack of each resource on
@@ -448,8 +463,15 @@ class ConfigurationKnapsack {
   // Fills `best` (count per item, in items() order) and returns an upper bound on the value of
   // any fitting pattern (the best pattern's value when the search completed). `budget` is the
   // node limit of this search.
-  double Solve(int64_t budget, std::vector<int64_t>& best, int64_t& nodes_used) {
+  //
+  // Only patterns worth more than `floor` matter to the caller: subtrees that cannot beat it are
+  // not searched, and the bound returned is then at least `floor`. Every pattern found on the way
+  // that beat the best so far and `floor` is appended to `improving` (when not null).
+  double Solve(int64_t budget, double floor, std::vector<int64_t>& best, int64_t& nodes_used,
+               std::vector<std::vector<int64_t>>* improving = nullptr) {
     budget_ = budget;
+    floor_ = floor;
+    improving_ = improving;
     nodes_ = 0;
     best_value_ = 0;
     open_bound_ = 0;
@@ -459,7 +481,7 @@ class ConfigurationKnapsack {
     Search(0, free, 0);
     best = best_;
     nodes_used = nodes_;
-    return std::max(best_value_, open_bound_);
+    return std::max({best_value_, open_bound_, floor_});
   }
   const std::vector<Item>& items() const { return items_; }
 
@@ -541,10 +563,11 @@ class ConfigurationKnapsack {
     if (value > best_value_) {
       best_value_ = value;
       best_ = current_;
+      if (improving_ != nullptr && value > floor_) improving_->push_back(current_);
     }
     if (i == items_.size()) return;
     const double bound = value + Bound(i, free);
-    if (bound <= best_value_ * (1 + 1e-12)) return;
+    if (bound <= std::max(best_value_, floor_) * (1 + 1e-12)) return;
     if (++nodes_ > budget_) {
       open_bound_ = std::max(open_bound_, bound);
       return;
@@ -571,6 +594,8 @@ class ConfigurationKnapsack {
   std::vector<std::vector<int>> by_ratio_;  // per entry of resources_
   std::vector<double> lambda_;              // per entry of resources_ (ResourcePrices)
   int64_t budget_ = 0;
+  double floor_ = 0;
+  std::vector<std::vector<int64_t>>* improving_ = nullptr;
   int64_t nodes_ = 0;
   double best_value_ = 0;
   double open_bound_ = 0;  // bounds of subtrees left unexplored when the budget ran out
@@ -598,7 +623,7 @@ double ConfigurationBound(const LowerBoundProblem& p) {
   }
   // Checked before pruning, which is quadratic: outright beaten bins are rare anyway (a larger
   // type costs more).
-  if (open_bins > kMaxConfigurationBins) return 0;
+  if (open_bins > kMaxConfigurationBins || open_bins * p.classes.size() > kMaxConfigurationPairs) return 0;
   for (size_t b = 0; b < p.bins.size(); ++b) {
     if (classes_of[b].empty()) continue;
     bool beaten = false;
@@ -686,20 +711,46 @@ double ConfigurationBound(const LowerBoundProblem& p) {
     if (best_bin < 0) return 0;
     add_pattern(best_bin, {{static_cast<int>(c), best_n}});
   }
+  // The seeds that fit their bin, once each.
+  std::set<std::pair<int, std::vector<std::pair<int, int64_t>>>> seeded;
+  for (const LowerBoundPattern& seed : p.seeds) {
+    if (seed.bin < 0 || static_cast<size_t>(seed.bin) >= p.bins.size() || p.bins[seed.bin].fixed) continue;
+    std::vector<double> used(nr, 0);
+    bool fits = true;
+    for (const auto& [c, n] : seed.counts) {
+      if (c < 0 || static_cast<size_t>(c) >= p.classes.size() || n < 0 ||
+          !std::binary_search(classes_of[seed.bin].begin(), classes_of[seed.bin].end(), c)) {
+        fits = false;
+        break;
+      }
+      for (size_t r = 0; r < nr; ++r) used[r] += static_cast<double>(n) * p.classes[c].request[r];
+    }
+    for (size_t r = 0; r < nr && fits; ++r) fits = used[r] <= p.bins[seed.bin].capacity[r];
+    if (fits && seeded.emplace(seed.bin, seed.counts).second) add_pattern(seed.bin, seed.counts);
+  }
 
+  // Column generation. The first round prices the bins at the fluid LP's class prices (whose
+  // Farley bound is the fluid bound, so this bound never ends below it); later rounds at the
+  // master's duals. A knapsack only has to tell whether some pattern is worth more than the
+  // bin's price, so it prunes every subtree that cannot beat the price, and offers the master
+  // the last few improving patterns it met rather than only its best.
+  std::vector<double> u = ClassPrices(p);
+  if (u.size() != p.classes.size()) u.assign(p.classes.size(), 0);
   long double best = 0;
   int64_t work = 0;
-  std::vector<double> u(p.classes.size(), 0);
   std::vector<int64_t> counts;
+  std::vector<std::vector<int64_t>> improving;
   for (int round = 0; round < kConfigurationRounds; ++round) {
-    if (round == 0) {
-      master.dual();
-    } else {
-      master.primal(1);  // warm start from the last basis
+    if (round > 0) {
+      if (round == 1) {
+        master.dual();
+      } else {
+        master.primal(1);  // warm start from the last basis
+      }
+      if (master.status() != 0) break;
+      const double* duals = master.dualRowSolution();
+      for (size_t c = 0; c < p.classes.size(); ++c) u[c] = row_of[c] >= 0 ? std::max(0.0, duals[row_of[c]]) : 0;
     }
-    if (master.status() != 0) return static_cast<double>(best > 0 ? best : 0);
-    const double* duals = master.dualRowSolution();
-    for (size_t c = 0; c < p.classes.size(); ++c) u[c] = row_of[c] >= 0 ? std::max(0.0, duals[row_of[c]]) : 0;
     // Price every bin: the certificate needs each bin's bound, the master the patterns above price.
     long double scale = std::numeric_limits<long double>::infinity();
     bool added = false;
@@ -714,27 +765,32 @@ double ConfigurationBound(const LowerBoundProblem& p) {
       if (items.empty()) continue;
       ConfigurationKnapsack knapsack(p.bins[b].capacity, requests, std::move(items));
       int64_t used = 0;
-      const double bound = knapsack.Solve(out_of_work ? 0 : kKnapsackNodes, counts, used);
+      improving.clear();
+      const double bound =
+          knapsack.Solve(out_of_work ? 0 : kKnapsackNodes, p.bins[b].price, counts, used, &improving);
       work += used;
       // A margin far above the rounding of the search's sums.
       const long double k = static_cast<long double>(bound) * (1.0L + 1e-9L);
       if (k > 0) scale = std::min(scale, static_cast<long double>(p.bins[b].price) / k);
-      long double value = 0;
-      std::vector<std::pair<int, int64_t>> pattern;
-      for (size_t i = 0; i < counts.size(); ++i) {
-        const auto& it = knapsack.items()[i];
-        value += static_cast<long double>(counts[i]) * it.value;
-        pattern.emplace_back(it.cls, counts[i]);
-      }
-      if (value > static_cast<long double>(p.bins[b].price) * (1.0L + 1e-7L)) {
-        add_pattern(b, pattern);
-        added = true;
+      const size_t from = improving.size() > kColumnsPerBin ? improving.size() - kColumnsPerBin : 0;
+      for (size_t j = from; j < improving.size(); ++j) {
+        long double value = 0;
+        std::vector<std::pair<int, int64_t>> pattern;
+        for (size_t i = 0; i < improving[j].size(); ++i) {
+          const auto& it = knapsack.items()[i];
+          value += static_cast<long double>(improving[j][i]) * it.value;
+          pattern.emplace_back(it.cls, improving[j][i]);
+        }
+        if (value > static_cast<long double>(p.bins[b].price) * (1.0L + 1e-7L)) {
+          add_pattern(b, pattern);
+          added = true;
+        }
       }
     }
     long double total = 0;
     for (size_t c = 0; c < p.classes.size(); ++c) total += static_cast<long double>(p.classes[c].count) * u[c];
     if (std::isfinite(static_cast<double>(scale))) best = std::max(best, total * std::min(scale, 1.0L));
-    if (!added || out_of_work) break;
+    if (out_of_work || (round > 0 && !added)) break;
   }
   return RoundDown(best * (1.0L - 1e-12L));
 }

@@ -32,16 +32,19 @@
 //
 // Where pods are large next to the nodes the fluid LP is weak (it fills a node to the last
 // milli-core; a node holding two 28 GiB pods in 64 GiB wastes 8). So, for new capacity only
-// (no fixed bins), up to 64 pod classes and 128 bins, LowerBound also solves the configuration
-// LP: buy patterns (a bin and the whole pods it holds) to cover every class, by column
-// generation with an exact branch-and-bound knapsack per bin as the pricing step. Its certificate is Farley's:
-// for the master's duals u >= 0 and, per bin, K_b >= the value sum_c a_c u_c of every pattern
-// that fits it (the knapsack's best, or the bound of a search cut short by its work limit),
+// (no fixed bins), up to 64 pod classes, 512 bins and 4,000 (class, bin) pairs, LowerBound also
+// solves the configuration LP: buy patterns (a bin and the whole pods it holds) to cover every
+// class, by column generation with an exact branch-and-bound knapsack per bin as the pricing
+// step, starting from the caller's seeds (the plan's own nodes) and from the fluid LP's prices.
+// Its certificate is Farley's: for duals u >= 0 and, per bin, K_b >= the value sum_c a_c u_c of
+// every pattern that fits it (the knapsack's best, or the bound of a search cut short by its
+// work limit),
 //   cost(any plan) >= min_b (price_b / K_b) * sum_c count_c u_c.
 // The larger of the two certified bounds is returned.
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace nodesmith::solver {
@@ -58,9 +61,19 @@ struct LowerBoundClass {
   std::vector<int> bins;        // indices of compatible bins
 };
 
+// Whole pods per class on one bin, e.g. a node of the plan being bounded.
+struct LowerBoundPattern {
+  int bin = 0;
+  std::vector<std::pair<int, int64_t>> counts;  // (class, pods)
+};
+
 struct LowerBoundProblem {
   std::vector<LowerBoundBin> bins;
   std::vector<LowerBoundClass> classes;
+  // Where column generation for the configuration LP starts (typically the plan's own nodes):
+  // the master then starts at most at the plan's price instead of far above it. They only steer
+  // the search; the certificate holds whatever they are (patterns that do not fit are skipped).
+  std::vector<LowerBoundPattern> seeds;
 };
 
 // The certified bound (0 when there is nothing to place or the LP cannot be solved).

@@ -139,6 +139,13 @@ TEST(LowerBound, NeverAboveARealPlan) {
     const RepackPlan plan = Repack(types, classes, {});
     if (!plan.ok) continue;  // some pod fits no single type
     EXPECT_LE(LowerBound(p), plan.price * (1 + 1e-12)) << "trial " << trial;
+    // The plan's own nodes as the configuration LP's starting columns change nothing proven.
+    for (const RepackBin& bin : plan.new_bins) {
+      LowerBoundPattern seed{bin.type, {}};
+      for (size_t c = 0; c < bin.counts.size(); ++c) seed.counts.emplace_back(static_cast<int>(c), bin.counts[c]);
+      p.seeds.push_back(std::move(seed));
+    }
+    EXPECT_LE(LowerBound(p), plan.price * (1 + 1e-12)) << "trial " << trial << " with seeds";
   }
 }
 
@@ -186,6 +193,71 @@ TEST(LowerBound, GpuPodsPayForTheCoresOfGpuNodesEvenInThePooledBound) {
   const double lb = LowerBound(p);
   EXPECT_GE(lb, 100 * (4.0 + 1e-4) * (1 - 1e-8));  // 100 of the cheapest GPU nodes
   EXPECT_LE(lb, 100 * (4.0 + 1e-4 * 90));          // 100 of the dearest hold every pod
+}
+
+}  // namespace
+}  // namespace nodesmith::solver
+
+namespace nodesmith::solver {
+namespace {
+
+// Karpenter's KWOK "basic" in miniature again (10 pods of 3.5 cpu and 28 memory; whole pods
+// make each cost 0.5), next to `extra` compatible types that each hold one pod for more.
+LowerBoundProblem MemoryBoundPodsAmongManyTypes(int extra) {
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {16, 64}});
+  p.bins.push_back({0.5, false, {8, 32}});
+  for (int i = 0; i < extra; ++i) p.bins.push_back({0.6 + 0.01 * i, false, {64.0 + i, 30.0 + 0.01 * i}});
+  std::vector<int> all(p.bins.size());
+  for (size_t b = 0; b < all.size(); ++b) all[b] = static_cast<int>(b);
+  p.classes.push_back({10, {3.5, 28}, all});
+  return p;
+}
+
+TEST(LowerBound, HundredsOfTypesStillGetTheConfigurationBound) {
+  // 300 types (an instance catalog's general-purpose pool): the fluid bound is 10 x 28/64 =
+  // 4.375; every plan pays 5.
+  const double lb = LowerBound(MemoryBoundPodsAmongManyTypes(298));
+  EXPECT_LE(lb, 5.0);
+  EXPECT_NEAR(lb, 5.0, 1e-8);
+}
+
+TEST(LowerBound, SeedsThatDoNotFitOrNameNothingAreIgnored) {
+  LowerBoundProblem p = MemoryBoundPodsAmongManyTypes(3);
+  const double unseeded = LowerBound(p);
+  p.seeds.push_back({1, {{0, 5}}});    // five 28-memory pods in 32: does not fit
+  p.seeds.push_back({0, {{7, 1}}});    // no class 7
+  p.seeds.push_back({42, {{0, 1}}});   // no bin 42
+  p.seeds.push_back({0, {{0, -1}}});   // a negative count
+  p.seeds.push_back({0, {{0, 2}}});    // fits: two pods on the 64-memory node
+  EXPECT_NEAR(LowerBound(p), unseeded, 1e-9);
+  EXPECT_LE(LowerBound(p), 5.0);
+}
+
+TEST(LowerBound, ManyPodShapesOnFewLargeNodesSeededByAPlan) {
+  // 16-cpu nodes (price 1); 40 shapes of 9-10 cpu (two pods each: no node holds two of them)
+  // and 20 shapes of 5 cpu (two each), which fit beside one. Every plan needs a node per large
+  // pod, 80, where the fluid bound (total cpu / 16) says 60.
+  LowerBoundProblem p;
+  p.bins.push_back({1.0, false, {16, 1000}});
+  std::vector<RepackType> types{{{16, 1000}, 1.0}};
+  std::vector<RepackClass> classes;
+  for (int c = 0; c < 60; ++c) {
+    const int64_t q = c < 40 ? 9 + c % 2 : 5;
+    p.classes.push_back({2, {static_cast<double>(q), 1.0 + c}, {0}});
+    classes.push_back({{q, 1 + c}, 2});
+  }
+  const RepackPlan plan = Repack(types, classes, {});
+  ASSERT_TRUE(plan.ok);
+  EXPECT_NEAR(plan.price, 80.0, 1e-9);
+  for (const RepackBin& bin : plan.new_bins) {
+    LowerBoundPattern seed{bin.type, {}};
+    for (size_t c = 0; c < bin.counts.size(); ++c) seed.counts.emplace_back(static_cast<int>(c), bin.counts[c]);
+    p.seeds.push_back(std::move(seed));
+  }
+  const double lb = LowerBound(p);
+  EXPECT_LE(lb, 80.0);
+  EXPECT_NEAR(lb, 80.0, 1e-6);
 }
 
 }  // namespace

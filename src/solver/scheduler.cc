@@ -917,6 +917,7 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
   for (int p : representative) loose.push_back(LooseRequirements(*pods_[p].original));
 
   // Open bins: (NodePool, instance type).
+  std::map<std::pair<int, int>, int> bin_of;  // (template, type) -> bin
   for (size_t t = 0; t < templates_.size(); ++t) {
     const Template& tm = templates_[t];
     for (int i : tm.types) {
@@ -952,8 +953,28 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
           used = true;
         }
       }
-      if (used) problem.bins.push_back(std::move(bin));
+      if (used) {
+        bin_of.emplace(std::make_pair(static_cast<int>(t), i), b);
+        problem.bins.push_back(std::move(bin));
+      }
     }
+  }
+  // The plan's own nodes seed the configuration LP: each NodeClaim on its cheapest option's bin.
+  for (const ClaimState& c : claims_) {
+    int best = -1;
+    for (int i : c.options) {
+      auto it = bin_of.find({c.tmpl, i});
+      if (it != bin_of.end() && (best < 0 || problem.bins[it->second].price < problem.bins[best].price)) {
+        best = it->second;
+      }
+    }
+    if (best < 0) continue;
+    std::map<int, int64_t> counts;
+    for (int p : c.pods) {
+      auto it = class_of.find(pods_[p].lb_key);
+      if (it != class_of.end()) counts[it->second]++;
+    }
+    problem.seeds.push_back(LowerBoundPattern{best, {counts.begin(), counts.end()}});
   }
   // Fixed bins: what existing capacity had left before this solve.
   for (const auto& ex : existing_) {
