@@ -31,8 +31,9 @@ double DominantShare(const ResourceVector& request, const ResourceVector& capaci
 
 class Packer {
  public:
-  Packer(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes)
-      : types_(types), classes_(classes) {}
+  Packer(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
+         const std::vector<int>& pinned_sets)
+      : types_(types), classes_(classes), pinned_sets_(pinned_sets) {}
 
   // Types kept, first values and fill orders; false when some pod fits no type.
   bool Prepare();
@@ -54,12 +55,21 @@ class Packer {
   void SortByDensity();
 
  private:
-  // The fractional price of a request: the cheapest type's price times the share it takes.
-  double Value(const RepackClass& c) const {
+  // The fractional price of a request: the cheapest type's price times the share it takes, over
+  // the types of `set` (-1: of every set the class may go to).
+  double Value(const RepackClass& c, int set = -1) const {
     double best = kInf;
-    for (int t : kept_) best = std::min(best, types_[t].price * DominantShare(c.request, types_[t].capacity));
+    for (int t : kept_) {
+      const int s = types_[t].set;
+      if (set >= 0 ? s != set : !(c.sets.empty() || std::find(c.sets.begin(), c.sets.end(), s) != c.sets.end())) {
+        continue;
+      }
+      best = std::min(best, types_[t].price * DominantShare(c.request, types_[t].capacity));
+    }
     return c.value >= 0 ? c.value + 1e-3 * best : best;
   }
+  int PinnedSet(size_t k) const { return pinned_sets_.empty() ? 0 : pinned_sets_[k]; }
+  bool Allowed(size_t c, int set) const { return allowed_[c][static_cast<size_t>(set)] != 0; }
   // Fills `free` first-fit-decreasing (in type t's order) from `remaining`; returns the value added.
   double Fill(int t, int order, ResourceVector free, std::vector<int64_t>& counts) const;
   // The better of both fill orders: value added, counts in `counts`.
@@ -85,11 +95,16 @@ class Packer {
   // The pod-by-pod fill only runs where first-fit decreasing placed at most this many pods.
   static constexpr int64_t kMaxBalancedPods = 32;
   double FillBalanced(int t, ResourceVector free, std::vector<int64_t>& counts) const;
-  int CheapestHolding(const ResourceVector& used) const;
+  // The cheapest type holding `used` whose set is `set`, or for set -1 a set every class with
+  // pods in `counts` may go to (ties: the lowest index).
+  int CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const;
 
   const std::vector<RepackType>& types_;
   const std::vector<RepackClass>& classes_;
-  std::vector<int> kept_;                 // types no other type dominates, by price
+  const std::vector<int>& pinned_sets_;
+  int num_sets_ = 0;
+  std::vector<std::vector<uint8_t>> allowed_;  // per class and set: 1 when its pods may go there
+  std::vector<int> kept_;                 // types no other type of their set dominates, by price
   // Per fill order and type, the classes that fit it: (0) by dominant share, largest first
   // (first-fit decreasing); (1) by value per share of the type, best first (what fills the type
   // most profitably).
@@ -148,10 +163,20 @@ double Packer::FillBalanced(int t, ResourceVector free, std::vector<int64_t>& co
   }
 }
 
-int Packer::CheapestHolding(const ResourceVector& used) const {
+int Packer::CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const {
+  std::vector<uint8_t> usable(static_cast<size_t>(num_sets_), 1);
+  if (set >= 0) {
+    std::fill(usable.begin(), usable.end(), 0);
+    usable[static_cast<size_t>(set)] = 1;
+  } else {
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      if (counts[c] == 0) continue;
+      for (int s = 0; s < num_sets_; ++s) usable[static_cast<size_t>(s)] &= allowed_[c][static_cast<size_t>(s)];
+    }
+  }
   int best = -1;
   for (size_t t = 0; t < types_.size(); ++t) {
-    if (!Fits(used, types_[t].capacity)) continue;
+    if (!usable[static_cast<size_t>(types_[t].set)] || !Fits(used, types_[t].capacity)) continue;
     if (best < 0 || types_[t].price < types_[best].price) best = static_cast<int>(t);
   }
   return best;
@@ -159,11 +184,23 @@ int Packer::CheapestHolding(const ResourceVector& used) const {
 
 bool Packer::Prepare() {
   const int nt = static_cast<int>(types_.size());
-  // A type with no more of anything for no less money is never the better choice.
+  for (const RepackType& t : types_) num_sets_ = std::max(num_sets_, t.set + 1);
+  allowed_.assign(classes_.size(), std::vector<uint8_t>(static_cast<size_t>(num_sets_), 0));
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (classes_[c].sets.empty()) std::fill(allowed_[c].begin(), allowed_[c].end(), 1);
+    for (int s : classes_[c].sets) {
+      if (s >= 0 && s < num_sets_) allowed_[c][static_cast<size_t>(s)] = 1;
+    }
+  }
+  // A type with no more of anything for no less money (in the same set: another set may take
+  // other pods) is never the better choice.
   for (int t = 0; t < nt; ++t) {
     bool dominated = false;
     for (int u = 0; u < nt && !dominated; ++u) {
-      if (u == t || types_[u].price > types_[t].price || !Fits(types_[t].capacity, types_[u].capacity)) continue;
+      if (u == t || types_[u].set != types_[t].set || types_[u].price > types_[t].price ||
+          !Fits(types_[t].capacity, types_[u].capacity)) {
+        continue;
+      }
       // Equal types: keep the first.
       dominated = types_[u].price < types_[t].price || types_[u].capacity != types_[t].capacity || u < t;
     }
@@ -186,7 +223,7 @@ bool Packer::Prepare() {
     for (size_t c = 0; c < classes_.size(); ++c) share[c] = DominantShare(classes_[c].request, types_[t].capacity);
     std::vector<int>& by_share = order_[0][t];
     for (size_t c = 0; c < classes_.size(); ++c) {
-      if (share[c] < kInf) by_share.push_back(static_cast<int>(c));
+      if (share[c] < kInf && Allowed(c, types_[t].set)) by_share.push_back(static_cast<int>(c));
     }
     std::stable_sort(by_share.begin(), by_share.end(), [&](int a, int b) { return share[a] > share[b]; });
   }
@@ -204,7 +241,7 @@ void Packer::Correct(const RepackPlan& plan, const std::vector<std::vector<Repac
   };
   for (size_t k = 0; k < plan.pinned.size(); ++k) {
     double fixed_value = 0;
-    for (const auto& c : pinned[k]) fixed_value += static_cast<double>(c.count) * Value(c);
+    for (const auto& c : pinned[k]) fixed_value += static_cast<double>(c.count) * Value(c, PinnedSet(k));
     share_out(plan.pinned[k], fixed_value);
   }
   for (const auto& bin : plan.new_bins) share_out(bin, 0);
@@ -219,18 +256,19 @@ RepackPlan Packer::Pack(const std::vector<std::vector<RepackClass>>& pinned) {
   SortByDensity();  // fill order (1) depends on the values
 
   std::vector<int64_t> counts, best_counts;
-  // 1. Pinned bins, topped up.
-  for (const auto& pods : pinned) {
+  // 1. Pinned bins, topped up; each only as a type of its own set.
+  for (size_t k = 0; k < pinned.size(); ++k) {
+    const int set = PinnedSet(k);
     ResourceVector used(types_.empty() ? 0 : types_[0].capacity.size(), 0);
     double pinned_value = 0;
-    for (const auto& c : pods) {
+    for (const auto& c : pinned[k]) {
       for (size_t r = 0; r < used.size(); ++r) used[r] += c.count * c.request[r];
-      pinned_value += static_cast<double>(c.count) * Value(c);
+      pinned_value += static_cast<double>(c.count) * Value(c, set);
     }
     int best = -1;
     double best_eff = -1;
     for (int t : kept_) {
-      if (!Fits(used, types_[t].capacity)) continue;
+      if (types_[t].set != set || !Fits(used, types_[t].capacity)) continue;
       ResourceVector free = types_[t].capacity;
       SubtractFrom(free, used);
       const double eff = (pinned_value + BestFill(t, free, counts)) / types_[t].price;
@@ -275,12 +313,12 @@ bool Packer::OpenBins(RepackPlan& plan) {
 
 bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>>& pinned) const {
   plan.price = 0;
-  auto settle = [&](RepackBin& bin, ResourceVector used) {
+  auto settle = [&](RepackBin& bin, ResourceVector used, int set) {
     for (size_t c = 0; c < classes_.size(); ++c) {
       if (bin.counts[c] == 0) continue;
       for (size_t r = 0; r < used.size(); ++r) used[r] += bin.counts[c] * classes_[c].request[r];
     }
-    bin.type = CheapestHolding(used);
+    bin.type = CheapestHolding(used, set, bin.counts);
     if (bin.type >= 0) plan.price += types_[bin.type].price;
     return bin.type >= 0;
   };
@@ -289,10 +327,10 @@ bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>
     for (const auto& c : pinned[k]) {
       for (size_t r = 0; r < used.size(); ++r) used[r] += c.count * c.request[r];
     }
-    if (!settle(plan.pinned[k], used)) return false;
+    if (!settle(plan.pinned[k], used, PinnedSet(k))) return false;
   }
   for (auto& bin : plan.new_bins) {
-    if (!settle(bin, ResourceVector(types_[0].capacity.size(), 0))) return false;
+    if (!settle(bin, ResourceVector(types_[0].capacity.size(), 0), -1)) return false;
   }
   return true;
 }
@@ -402,9 +440,18 @@ void Packer::SortByDensity() {
 }  // namespace
 
 RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
-                  const std::vector<std::vector<RepackClass>>& pinned) {
+                  const std::vector<std::vector<RepackClass>>& pinned, const std::vector<int>& pinned_sets) {
   if (types.empty()) return {};
-  Packer packer(types, classes);
+  int num_sets = 0;
+  for (const RepackType& t : types) {
+    if (t.set < 0) return {};
+    num_sets = std::max(num_sets, t.set + 1);
+  }
+  if (!pinned_sets.empty() && pinned_sets.size() != pinned.size()) return {};
+  for (int s : pinned_sets) {
+    if (s < 0 || s >= num_sets) return {};
+  }
+  Packer packer(types, classes, pinned_sets);
   if (!packer.Prepare()) return {};
   RepackPlan best = packer.Pack(pinned);
   RepackPlan last = best;
