@@ -105,6 +105,14 @@ class Packer {
   int num_sets_ = 0;
   std::vector<std::vector<uint8_t>> allowed_;  // per class and set: 1 when its pods may go there
   std::vector<int> kept_;                 // types no other type of their set dominates, by price
+  // The kept types worth trying for a new bin while the classes with pods left are those in
+  // `live`: a type is left out when a type of another set has at least its capacity for at most
+  // its price and that set may hold every class still to place that its own may (of two equal
+  // types whose sets hold the same, the first is tried). All of kept_ when there is one set.
+  const std::vector<int>& NewBinTypes();
+  std::vector<std::vector<int>> rivals_;  // per kept type: kept types of other sets dominating it
+  std::vector<uint8_t> live_;             // NewBinTypes' classes with pods left...
+  std::vector<int> new_bin_types_;        // ...and its answer for them
   // Per fill order and type, the classes that fit it: (0) by dominant share, largest first
   // (first-fit decreasing); (1) by value per share of the type, best first (what fills the type
   // most profitably).
@@ -208,6 +216,17 @@ bool Packer::Prepare() {
   }
   std::stable_sort(kept_.begin(), kept_.end(),
                    [&](int a, int b) { return types_[a].price < types_[b].price; });
+  rivals_.assign(nt, {});
+  if (num_sets_ > 1) {
+    for (int t : kept_) {
+      for (int u : kept_) {
+        if (types_[u].set != types_[t].set && types_[u].price <= types_[t].price &&
+            Fits(types_[t].capacity, types_[u].capacity)) {
+          rivals_[t].push_back(u);
+        }
+      }
+    }
+  }
   value_.resize(classes_.size());
   remaining_.assign(classes_.size(), 0);
   for (size_t c = 0; c < classes_.size(); ++c) {
@@ -292,7 +311,7 @@ bool Packer::OpenBins(RepackPlan& plan) {
   while (std::accumulate(remaining_.begin(), remaining_.end(), int64_t{0}) > 0) {
     int best = -1;
     double best_eff = -1;
-    for (int t : kept_) {
+    for (int t : NewBinTypes()) {
       const double eff = BestFill(t, types_[t].capacity, counts) / types_[t].price;
       if (eff > best_eff * (1 + 1e-12)) {
         best_eff = eff;
@@ -395,7 +414,7 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     for (size_t c = 0; c < nc; ++c) remaining_[c] = std::max<int64_t>(rest[c], 0);
     SortByDensity();
     bool added = false;
-    for (int t : kept_) {
+    for (int t : NewBinTypes()) {
       const double v = BestFill(t, types_[t].capacity, counts);
       if (v > types_[t].price * (1 + 1e-9)) added = add(t, counts) || added;
     }
@@ -424,6 +443,40 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
   if (!OpenBins(plan)) return {};
   plan.ok = Settle(plan, pinned);
   return plan;
+}
+
+const std::vector<int>& Packer::NewBinTypes() {
+  if (num_sets_ == 1) return kept_;
+  std::vector<uint8_t> live(classes_.size());
+  for (size_t c = 0; c < classes_.size(); ++c) live[c] = remaining_[c] > 0;
+  if (live == live_ && !new_bin_types_.empty()) return new_bin_types_;
+  live_ = std::move(live);
+  // holds[a][b]: set a may hold every live class set b may.
+  const size_t ns = static_cast<size_t>(num_sets_);
+  std::vector<std::vector<uint8_t>> holds(ns, std::vector<uint8_t>(ns, 1));
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (!live_[c]) continue;
+    for (size_t b = 0; b < ns; ++b) {
+      if (!allowed_[c][b]) continue;
+      for (size_t a = 0; a < ns; ++a) holds[a][b] &= allowed_[c][a];
+    }
+  }
+  new_bin_types_.clear();
+  for (int t : kept_) {
+    const size_t st = static_cast<size_t>(types_[t].set);
+    bool beaten = false;
+    for (int u : rivals_[t]) {
+      const size_t su = static_cast<size_t>(types_[u].set);
+      if (!holds[su][st]) continue;
+      const bool equal = types_[u].price == types_[t].price && types_[u].capacity == types_[t].capacity;
+      if (!equal || !holds[st][su] || u < t) {
+        beaten = true;
+        break;
+      }
+    }
+    if (!beaten) new_bin_types_.push_back(t);
+  }
+  return new_bin_types_;
 }
 
 void Packer::SortByDensity() {

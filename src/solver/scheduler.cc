@@ -1205,16 +1205,35 @@ void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std:
   }
   if (classes.empty() || !(old_price < kInf)) return;
   if (pinned_work * static_cast<double>(classes.size()) > kMaxPinnedWork) return;
-  // Each pod's value: its shadow price in the LP over the types it may go to.
+  // Each pod's value: its shadow price in the LP over the types it may go to. A type priced
+  // alike in several sets is one bin of the LP.
   LowerBoundProblem lp;
-  for (const auto& t : types) {
-    lp.bins.push_back(LowerBoundBin{t.price, false, std::vector<double>(t.capacity.begin(), t.capacity.end())});
+  std::map<std::pair<int, double>, int> bin_of;  // (type, price) -> LP bin
+  std::vector<int> bin_of_entry(types.size());
+  for (size_t e = 0; e < types.size(); ++e) {
+    auto [it, inserted] = bin_of.emplace(std::make_pair(type_id[e], types[e].price), static_cast<int>(lp.bins.size()));
+    if (inserted) {
+      lp.bins.push_back(LowerBoundBin{types[e].price, false,
+                                      std::vector<double>(types[e].capacity.begin(), types[e].capacity.end())});
+    }
+    bin_of_entry[e] = it->second;
   }
-  std::vector<int> all_entries(types.size());
-  std::iota(all_entries.begin(), all_entries.end(), 0);
+  auto bins_of_set = [&](int set) {
+    std::vector<int> bins;
+    if (set < 0) {
+      bins.resize(lp.bins.size());
+      std::iota(bins.begin(), bins.end(), 0);
+    } else {
+      for (int e : entries_of[set]) bins.push_back(bin_of_entry[e]);
+    }
+    return bins;
+  };
+  std::vector<std::vector<int>> set_bins;
+  for (size_t s = 0; s < sets.size(); ++s) set_bins.push_back(bins_of_set(static_cast<int>(s)));
+  const std::vector<int> all_bins = bins_of_set(-1);
   auto add_class = [&](const RepackClass& c, int set) {
     lp.classes.push_back(LowerBoundClass{c.count, std::vector<double>(c.request.begin(), c.request.end()),
-                                         set < 0 ? all_entries : entries_of[set]});
+                                         set < 0 ? all_bins : set_bins[set]});
   };
   for (const auto& c : classes) add_class(c, c.sets.empty() ? -1 : c.sets[0]);
   for (size_t j = 0; j < pinned.size(); ++j) {
