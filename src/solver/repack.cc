@@ -104,6 +104,7 @@ class Packer {
   const std::vector<int>& pinned_sets_;
   int num_sets_ = 0;
   std::vector<std::vector<uint8_t>> allowed_;  // per class and set: 1 when its pods may go there
+  mutable std::vector<uint8_t> usable_;        // CheapestHolding's sets, kept to spare allocations
   std::vector<int> kept_;                 // types no other type of their set dominates, by price
   // The kept types worth trying for a new bin while the classes with pods left are those in
   // `live`: a type is left out when a type of another set has at least its capacity for at most
@@ -172,14 +173,14 @@ double Packer::FillBalanced(int t, ResourceVector free, std::vector<int64_t>& co
 }
 
 int Packer::CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const {
-  std::vector<uint8_t> usable(static_cast<size_t>(num_sets_), 1);
+  std::vector<uint8_t>& usable = usable_;
+  usable.assign(static_cast<size_t>(num_sets_), set < 0 ? 1 : 0);
   if (set >= 0) {
-    std::fill(usable.begin(), usable.end(), 0);
     usable[static_cast<size_t>(set)] = 1;
-  } else {
+  } else if (num_sets_ > 1) {
     for (size_t c = 0; c < classes_.size(); ++c) {
       if (counts[c] == 0) continue;
-      for (int s = 0; s < num_sets_; ++s) usable[static_cast<size_t>(s)] &= allowed_[c][static_cast<size_t>(s)];
+      for (size_t s = 0; s < usable.size(); ++s) usable[s] &= allowed_[c][s];
     }
   }
   int best = -1;
@@ -202,13 +203,13 @@ bool Packer::Prepare() {
   }
   // A type with no more of anything for no less money (in the same set: another set may take
   // other pods) is never the better choice.
+  std::vector<std::vector<int>> of_set(static_cast<size_t>(num_sets_));
+  for (int t = 0; t < nt; ++t) of_set[static_cast<size_t>(types_[t].set)].push_back(t);
   for (int t = 0; t < nt; ++t) {
     bool dominated = false;
-    for (int u = 0; u < nt && !dominated; ++u) {
-      if (u == t || types_[u].set != types_[t].set || types_[u].price > types_[t].price ||
-          !Fits(types_[t].capacity, types_[u].capacity)) {
-        continue;
-      }
+    for (int u : of_set[static_cast<size_t>(types_[t].set)]) {
+      if (dominated) break;
+      if (u == t || types_[u].price > types_[t].price || !Fits(types_[t].capacity, types_[u].capacity)) continue;
       // Equal types: keep the first.
       dominated = types_[u].price < types_[t].price || types_[u].capacity != types_[t].capacity || u < t;
     }
