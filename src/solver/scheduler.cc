@@ -178,6 +178,14 @@ struct RepackSet {
   bool any_movable = false;  // some pod on them may move
 };
 
+// The instance types of a NodePool that one requirement set may launch: priced as Finalize
+// prices them, with what pods may use of each (allocatable minus DaemonSet overhead).
+struct PricedTypes {
+  std::vector<int> ids;  // indices into Solver::types_
+  std::vector<double> prices;
+  std::vector<ResourceVector> capacities;
+};
+
 // Decisions shared by every pod of one class; vectors grow lazily.
 struct ClassState {
   std::vector<uint8_t> dead_existing;
@@ -216,6 +224,7 @@ class Solver {
   // marked in `dissolved`, new ones appended to `added`. Keeps claims_ indices valid.
   void RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std::vector<Mobility>& mobility,
                   std::vector<uint8_t>& dissolved, std::vector<ClaimState>& added);
+  const PricedTypes& RepackTypes(int tmpl, const scheduling::Requirements& reqs);
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
@@ -236,6 +245,8 @@ class Solver {
   // FilterOptions' memo: requirements on type_keys_ (canonical text) -> per type, 1 when its
   // requirements intersect and it has a compatible offering, 0 when not, -1 not yet known.
   mutable std::unordered_map<std::string, std::vector<int8_t>> type_suits_;
+  // RepackTypes' memo: NodePool and requirements on type_keys_ (canonical text) -> its answer.
+  std::unordered_map<std::string, PricedTypes> repack_types_;
   std::vector<Template> templates_;
   std::vector<ExistingState> existing_;
   std::vector<PodState> pods_;
@@ -1134,29 +1145,50 @@ void Solver::RepackClaims() {
   claims_ = std::move(claims);
 }
 
+const PricedTypes& Solver::RepackTypes(int tmpl, const scheduling::Requirements& reqs) {
+  // Whether a type suits `reqs`, and its price, depend only on the keys types and offerings
+  // define (as in FilterOptions).
+  std::string key = std::to_string(tmpl) + "\n";
+  for (const auto& r : reqs) {
+    if (type_keys_.count(r.key()) > 0) AppendCanonical(r, key);
+  }
+  auto [it, inserted] = repack_types_.try_emplace(std::move(key));
+  PricedTypes& out = it->second;
+  if (!inserted) return out;
+  const Template& tm = templates_[tmpl];
+  for (int i : tm.types) {
+    const cloud::InstanceType& type = *types_[i].type;
+    if (!type.requirements.IntersectsWith(reqs) || !HasCompatibleOffering(type, reqs, allow_)) continue;
+    const double price = CheapestPrice(type, reqs, allow_);
+    ResourceVector cap = types_[i].allocatable;
+    SubtractFrom(cap, tm.daemon);
+    if (!(price < std::numeric_limits<double>::infinity()) ||
+        std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
+      continue;
+    }
+    out.ids.push_back(i);
+    out.prices.push_back(price);
+    out.capacities.push_back(std::move(cap));
+  }
+  return out;
+}
+
 void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std::vector<Mobility>& mobility,
                         std::vector<uint8_t>& dissolved, std::vector<ClaimState>& added) {
   Template& tm = templates_[tmpl];
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  // The types of every set, priced as Finalize prices them.
+  // The types of every set.
   std::vector<int> type_id;  // per RepackType: index into types_
   std::vector<RepackType> types;
   std::vector<std::vector<double>> price_of(sets.size(), std::vector<double>(types_.size(), kInf));
   std::vector<std::vector<int>> entries_of(sets.size());  // per set: its RepackTypes
   for (size_t s = 0; s < sets.size(); ++s) {
-    const scheduling::Requirements& reqs = sets[s].requirements;
-    for (int i : tm.types) {
-      const cloud::InstanceType& it = *types_[i].type;
-      if (!it.requirements.IntersectsWith(reqs) || !HasCompatibleOffering(it, reqs, allow_)) continue;
-      price_of[s][i] = CheapestPrice(it, reqs, allow_);
-      ResourceVector cap = types_[i].allocatable;
-      SubtractFrom(cap, tm.daemon);
-      if (!(price_of[s][i] < kInf) || std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
-        continue;
-      }
+    const PricedTypes& priced = RepackTypes(tmpl, sets[s].requirements);
+    for (size_t j = 0; j < priced.ids.size(); ++j) {
+      price_of[s][priced.ids[j]] = priced.prices[j];
       entries_of[s].push_back(static_cast<int>(types.size()));
-      type_id.push_back(i);
-      types.push_back(RepackType{std::move(cap), price_of[s][i], static_cast<int>(s)});
+      type_id.push_back(priced.ids[j]);
+      types.push_back(RepackType{priced.capacities[j], priced.prices[j], static_cast<int>(s)});
     }
   }
   if (types.empty()) return;
