@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -107,11 +108,13 @@ class Packer {
   mutable std::vector<uint8_t> usable_;        // CheapestHolding's sets, kept to spare allocations
   std::vector<int> kept_;                 // types no other type of their set dominates, by price
   // The kept types worth trying for a new bin while the classes with pods left are those in
-  // `live`: a type is left out when a type of another set has at least its capacity for at most
-  // its price and that set may hold every class still to place that its own may (of two equal
-  // types whose sets hold the same, the first is tried). All of kept_ when there is one set.
+  // live_: a type is left out when another set offers the same capacity for no more money and
+  // may hold every class still to place that the type's own set may (of two such types whose
+  // sets hold the same classes, the first is tried). All of kept_ when there is one set.
   const std::vector<int>& NewBinTypes();
-  std::vector<std::vector<int>> rivals_;  // per kept type: kept types of other sets dominating it
+  // Per kept type: the kept types of other sets with the same capacity for no more money (at
+  // most one per set: within a set, equal types are pruned).
+  std::vector<std::vector<int>> rivals_;
   std::vector<uint8_t> live_;             // NewBinTypes' classes with pods left...
   std::vector<int> new_bin_types_;        // ...and its answer for them
   // Per fill order and type, the classes that fit it: (0) by dominant share, largest first
@@ -219,11 +222,12 @@ bool Packer::Prepare() {
                    [&](int a, int b) { return types_[a].price < types_[b].price; });
   rivals_.assign(nt, {});
   if (num_sets_ > 1) {
-    for (int t : kept_) {
-      for (int u : kept_) {
-        if (types_[u].set != types_[t].set && types_[u].price <= types_[t].price &&
-            Fits(types_[t].capacity, types_[u].capacity)) {
-          rivals_[t].push_back(u);
+    std::map<ResourceVector, std::vector<int>> by_capacity;
+    for (int t : kept_) by_capacity[types_[t].capacity].push_back(t);
+    for (const auto& [capacity, same] : by_capacity) {
+      for (int t : same) {
+        for (int u : same) {
+          if (types_[u].set != types_[t].set && types_[u].price <= types_[t].price) rivals_[t].push_back(u);
         }
       }
     }
@@ -469,8 +473,7 @@ const std::vector<int>& Packer::NewBinTypes() {
     for (int u : rivals_[t]) {
       const size_t su = static_cast<size_t>(types_[u].set);
       if (!holds[su][st]) continue;
-      const bool equal = types_[u].price == types_[t].price && types_[u].capacity == types_[t].capacity;
-      if (!equal || !holds[st][su] || u < t) {
+      if (types_[u].price < types_[t].price || !holds[st][su] || u < t) {
         beaten = true;
         break;
       }

@@ -23,9 +23,9 @@
 // lists the sets it may go to. A pinned bin keeps its set: it is only ever bought as a type of
 // that set. A new bin may take any type, and holds only classes allowed in that type's set; at
 // the end it is bought as the cheapest type, of any set all its pods may go to, that holds it.
-// Dominance among types is judged within a set; a new bin skips a type when a type of another
-// set offers as much room for no more money and that set may hold every pod still to place that
-// the type's own set may.
+// Dominance among types is judged within a set; a new bin skips a type when another set offers
+// the same capacity for no more money and may hold every pod still to place that the type's own
+// set may.
 //
 // Pure, deterministic, no requirements or topology: the caller groups pods, NodeClaims and types
 // so that any type of a set holds any pod allowed in it as far as requirements, taints, ports and

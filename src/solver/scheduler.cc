@@ -1014,6 +1014,9 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
 // Above this many (pinned NodeClaim x instance type of its set x pod class) steps, the
 // NodeClaims are left as they are: the pass must stay a small part of a solve.
 constexpr double kMaxPinnedWork = 2e7;
+// A NodePool whose NodeClaims fall into more groups than this is repacked group by group: every
+// new node of a pool-wide repack tries the types of every group that still has pods of its own.
+constexpr int kMaxPoolSets = 16;
 // Topology lookups RepackClaims may spend deciding which constrained pods may move.
 constexpr int kMaxInvolvedLookups = 2048;
 
@@ -1113,8 +1116,10 @@ void Solver::RepackClaims() {
     // turn a one-node answer (what consolidation asks a solve for) into several.
     if (claims_in_pool[t] < 2) continue;
     const int tmpl = static_cast<int>(t);
-    if (!pool_has_free[t]) {
-      // Nothing may leave its group: each group on its own.
+    int pool_groups = 0;
+    for (const RepackSet& g : groups) pool_groups += g.tmpl == tmpl;
+    if (!pool_has_free[t] || pool_groups >= kMaxPoolSets) {
+      // Nothing may leave its group (or too many groups to weigh together): each on its own.
       for (const RepackSet& g : groups) {
         if (g.tmpl == tmpl && g.any_movable) RepackSets(tmpl, {g}, mobility, dissolved, added);
       }
