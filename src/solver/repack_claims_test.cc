@@ -136,18 +136,17 @@ TEST(RepackClaims, PodsWhoseOwnRequirementsNarrowTheNodePoolStayWhereTheyHold) {
     EXPECT_EQ(RequiredZone(*claim), "test-zone-c") << pod;
     EXPECT_EQ(claim->launch.zone, "test-zone-c") << pod;
   }
-  for (int i = 1; i <= 4; ++i) {
-    const std::string pod = "default/pool-" + std::to_string(i);
-    const NewNodeClaim* claim = ClaimOf(r, pod);
-    ASSERT_NE(claim, nullptr);
-    EXPECT_EQ(claim->node_pool, "default") << pod;
-  }
   // Zone c holds its web pod and the six zonal pods on 2-cpu nodes: four of them.
   double zone_c = 0;
   for (const auto& n : r.new_node_claims) {
     if (n.launch.zone == "test-zone-c") zone_c += n.launch.price_per_hour;
   }
   EXPECT_NEAR(zone_c, 4 * kSmallPrice.at("test-zone-c"), 1e-9);
+  // Every other pod but web-b and the one beside it goes to zone a, the pods selecting the
+  // NodePool too: 37 pods, 8 in zone c, 2 in zone b.
+  const double pooled = 4 * kSmallPrice.at("test-zone-c") + kSmallPrice.at("test-zone-b") +
+                        std::ceil((37 - 8 - 2) / 2.0) * kSmallPrice.at("test-zone-a");
+  EXPECT_NEAR(r.price_per_hour, pooled, 1e-9);
 }
 
 TEST(RepackClaims, ANodePoolWithOneNodeClaimIsNotSplit) {
