@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -31,8 +32,9 @@ double DominantShare(const ResourceVector& request, const ResourceVector& capaci
 
 class Packer {
  public:
-  Packer(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes)
-      : types_(types), classes_(classes) {}
+  Packer(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
+         const std::vector<int>& pinned_sets)
+      : types_(types), classes_(classes), pinned_sets_(pinned_sets) {}
 
   // Types kept, first values and fill orders; false when some pod fits no type.
   bool Prepare();
@@ -54,12 +56,21 @@ class Packer {
   void SortByDensity();
 
  private:
-  // The fractional price of a request: the cheapest type's price times the share it takes.
-  double Value(const RepackClass& c) const {
+  // The fractional price of a request: the cheapest type's price times the share it takes, over
+  // the types of `set` (-1: of every set the class may go to).
+  double Value(const RepackClass& c, int set = -1) const {
     double best = kInf;
-    for (int t : kept_) best = std::min(best, types_[t].price * DominantShare(c.request, types_[t].capacity));
+    for (int t : kept_) {
+      const int s = types_[t].set;
+      if (set >= 0 ? s != set : !(c.sets.empty() || std::find(c.sets.begin(), c.sets.end(), s) != c.sets.end())) {
+        continue;
+      }
+      best = std::min(best, types_[t].price * DominantShare(c.request, types_[t].capacity));
+    }
     return c.value >= 0 ? c.value + 1e-3 * best : best;
   }
+  int PinnedSet(size_t k) const { return pinned_sets_.empty() ? 0 : pinned_sets_[k]; }
+  bool Allowed(size_t c, int set) const { return allowed_[c][static_cast<size_t>(set)] != 0; }
   // Fills `free` first-fit-decreasing (in type t's order) from `remaining`; returns the value added.
   double Fill(int t, int order, ResourceVector free, std::vector<int64_t>& counts) const;
   // The better of both fill orders: value added, counts in `counts`.
@@ -85,11 +96,27 @@ class Packer {
   // The pod-by-pod fill only runs where first-fit decreasing placed at most this many pods.
   static constexpr int64_t kMaxBalancedPods = 32;
   double FillBalanced(int t, ResourceVector free, std::vector<int64_t>& counts) const;
-  int CheapestHolding(const ResourceVector& used) const;
+  // The cheapest type holding `used` whose set is `set`, or for set -1 a set every class with
+  // pods in `counts` may go to (ties: the lowest index).
+  int CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const;
 
   const std::vector<RepackType>& types_;
   const std::vector<RepackClass>& classes_;
-  std::vector<int> kept_;                 // types no other type dominates, by price
+  const std::vector<int>& pinned_sets_;
+  int num_sets_ = 0;
+  std::vector<std::vector<uint8_t>> allowed_;  // per class and set: 1 when its pods may go there
+  mutable std::vector<uint8_t> usable_;        // CheapestHolding's sets, kept to spare allocations
+  std::vector<int> kept_;                 // types no other type of their set dominates, by price
+  // The kept types worth trying for a new bin while the classes with pods left are those in
+  // live_: a type is left out when another set offers the same capacity for no more money and
+  // may hold every class still to place that the type's own set may (of two such types whose
+  // sets hold the same classes, the first is tried). All of kept_ when there is one set.
+  const std::vector<int>& NewBinTypes();
+  // Per kept type: the kept types of other sets with the same capacity for no more money (at
+  // most one per set: within a set, equal types are pruned).
+  std::vector<std::vector<int>> rivals_;
+  std::vector<uint8_t> live_;             // NewBinTypes' classes with pods left...
+  std::vector<int> new_bin_types_;        // ...and its answer for them
   // Per fill order and type, the classes that fit it: (0) by dominant share, largest first
   // (first-fit decreasing); (1) by value per share of the type, best first (what fills the type
   // most profitably).
@@ -148,10 +175,20 @@ double Packer::FillBalanced(int t, ResourceVector free, std::vector<int64_t>& co
   }
 }
 
-int Packer::CheapestHolding(const ResourceVector& used) const {
+int Packer::CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const {
+  std::vector<uint8_t>& usable = usable_;
+  usable.assign(static_cast<size_t>(num_sets_), set < 0 ? 1 : 0);
+  if (set >= 0) {
+    usable[static_cast<size_t>(set)] = 1;
+  } else if (num_sets_ > 1) {
+    for (size_t c = 0; c < classes_.size(); ++c) {
+      if (counts[c] == 0) continue;
+      for (size_t s = 0; s < usable.size(); ++s) usable[s] &= allowed_[c][s];
+    }
+  }
   int best = -1;
   for (size_t t = 0; t < types_.size(); ++t) {
-    if (!Fits(used, types_[t].capacity)) continue;
+    if (!usable[static_cast<size_t>(types_[t].set)] || !Fits(used, types_[t].capacity)) continue;
     if (best < 0 || types_[t].price < types_[best].price) best = static_cast<int>(t);
   }
   return best;
@@ -159,10 +196,22 @@ int Packer::CheapestHolding(const ResourceVector& used) const {
 
 bool Packer::Prepare() {
   const int nt = static_cast<int>(types_.size());
-  // A type with no more of anything for no less money is never the better choice.
+  for (const RepackType& t : types_) num_sets_ = std::max(num_sets_, t.set + 1);
+  allowed_.assign(classes_.size(), std::vector<uint8_t>(static_cast<size_t>(num_sets_), 0));
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (classes_[c].sets.empty()) std::fill(allowed_[c].begin(), allowed_[c].end(), 1);
+    for (int s : classes_[c].sets) {
+      if (s >= 0 && s < num_sets_) allowed_[c][static_cast<size_t>(s)] = 1;
+    }
+  }
+  // A type with no more of anything for no less money (in the same set: another set may take
+  // other pods) is never the better choice.
+  std::vector<std::vector<int>> of_set(static_cast<size_t>(num_sets_));
+  for (int t = 0; t < nt; ++t) of_set[static_cast<size_t>(types_[t].set)].push_back(t);
   for (int t = 0; t < nt; ++t) {
     bool dominated = false;
-    for (int u = 0; u < nt && !dominated; ++u) {
+    for (int u : of_set[static_cast<size_t>(types_[t].set)]) {
+      if (dominated) break;
       if (u == t || types_[u].price > types_[t].price || !Fits(types_[t].capacity, types_[u].capacity)) continue;
       // Equal types: keep the first.
       dominated = types_[u].price < types_[t].price || types_[u].capacity != types_[t].capacity || u < t;
@@ -171,6 +220,18 @@ bool Packer::Prepare() {
   }
   std::stable_sort(kept_.begin(), kept_.end(),
                    [&](int a, int b) { return types_[a].price < types_[b].price; });
+  rivals_.assign(nt, {});
+  if (num_sets_ > 1) {
+    std::map<ResourceVector, std::vector<int>> by_capacity;
+    for (int t : kept_) by_capacity[types_[t].capacity].push_back(t);
+    for (const auto& [capacity, same] : by_capacity) {
+      for (int t : same) {
+        for (int u : same) {
+          if (types_[u].set != types_[t].set && types_[u].price <= types_[t].price) rivals_[t].push_back(u);
+        }
+      }
+    }
+  }
   value_.resize(classes_.size());
   remaining_.assign(classes_.size(), 0);
   for (size_t c = 0; c < classes_.size(); ++c) {
@@ -186,7 +247,7 @@ bool Packer::Prepare() {
     for (size_t c = 0; c < classes_.size(); ++c) share[c] = DominantShare(classes_[c].request, types_[t].capacity);
     std::vector<int>& by_share = order_[0][t];
     for (size_t c = 0; c < classes_.size(); ++c) {
-      if (share[c] < kInf) by_share.push_back(static_cast<int>(c));
+      if (share[c] < kInf && Allowed(c, types_[t].set)) by_share.push_back(static_cast<int>(c));
     }
     std::stable_sort(by_share.begin(), by_share.end(), [&](int a, int b) { return share[a] > share[b]; });
   }
@@ -204,7 +265,7 @@ void Packer::Correct(const RepackPlan& plan, const std::vector<std::vector<Repac
   };
   for (size_t k = 0; k < plan.pinned.size(); ++k) {
     double fixed_value = 0;
-    for (const auto& c : pinned[k]) fixed_value += static_cast<double>(c.count) * Value(c);
+    for (const auto& c : pinned[k]) fixed_value += static_cast<double>(c.count) * Value(c, PinnedSet(k));
     share_out(plan.pinned[k], fixed_value);
   }
   for (const auto& bin : plan.new_bins) share_out(bin, 0);
@@ -219,18 +280,19 @@ RepackPlan Packer::Pack(const std::vector<std::vector<RepackClass>>& pinned) {
   SortByDensity();  // fill order (1) depends on the values
 
   std::vector<int64_t> counts, best_counts;
-  // 1. Pinned bins, topped up.
-  for (const auto& pods : pinned) {
+  // 1. Pinned bins, topped up; each only as a type of its own set.
+  for (size_t k = 0; k < pinned.size(); ++k) {
+    const int set = PinnedSet(k);
     ResourceVector used(types_.empty() ? 0 : types_[0].capacity.size(), 0);
     double pinned_value = 0;
-    for (const auto& c : pods) {
+    for (const auto& c : pinned[k]) {
       for (size_t r = 0; r < used.size(); ++r) used[r] += c.count * c.request[r];
-      pinned_value += static_cast<double>(c.count) * Value(c);
+      pinned_value += static_cast<double>(c.count) * Value(c, set);
     }
     int best = -1;
     double best_eff = -1;
     for (int t : kept_) {
-      if (!Fits(used, types_[t].capacity)) continue;
+      if (types_[t].set != set || !Fits(used, types_[t].capacity)) continue;
       ResourceVector free = types_[t].capacity;
       SubtractFrom(free, used);
       const double eff = (pinned_value + BestFill(t, free, counts)) / types_[t].price;
@@ -254,7 +316,7 @@ bool Packer::OpenBins(RepackPlan& plan) {
   while (std::accumulate(remaining_.begin(), remaining_.end(), int64_t{0}) > 0) {
     int best = -1;
     double best_eff = -1;
-    for (int t : kept_) {
+    for (int t : NewBinTypes()) {
       const double eff = BestFill(t, types_[t].capacity, counts) / types_[t].price;
       if (eff > best_eff * (1 + 1e-12)) {
         best_eff = eff;
@@ -275,12 +337,12 @@ bool Packer::OpenBins(RepackPlan& plan) {
 
 bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>>& pinned) const {
   plan.price = 0;
-  auto settle = [&](RepackBin& bin, ResourceVector used) {
+  auto settle = [&](RepackBin& bin, ResourceVector used, int set) {
     for (size_t c = 0; c < classes_.size(); ++c) {
       if (bin.counts[c] == 0) continue;
       for (size_t r = 0; r < used.size(); ++r) used[r] += bin.counts[c] * classes_[c].request[r];
     }
-    bin.type = CheapestHolding(used);
+    bin.type = CheapestHolding(used, set, bin.counts);
     if (bin.type >= 0) plan.price += types_[bin.type].price;
     return bin.type >= 0;
   };
@@ -289,10 +351,10 @@ bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>
     for (const auto& c : pinned[k]) {
       for (size_t r = 0; r < used.size(); ++r) used[r] += c.count * c.request[r];
     }
-    if (!settle(plan.pinned[k], used)) return false;
+    if (!settle(plan.pinned[k], used, PinnedSet(k))) return false;
   }
   for (auto& bin : plan.new_bins) {
-    if (!settle(bin, ResourceVector(types_[0].capacity.size(), 0))) return false;
+    if (!settle(bin, ResourceVector(types_[0].capacity.size(), 0), -1)) return false;
   }
   return true;
 }
@@ -357,7 +419,7 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     for (size_t c = 0; c < nc; ++c) remaining_[c] = std::max<int64_t>(rest[c], 0);
     SortByDensity();
     bool added = false;
-    for (int t : kept_) {
+    for (int t : NewBinTypes()) {
       const double v = BestFill(t, types_[t].capacity, counts);
       if (v > types_[t].price * (1 + 1e-9)) added = add(t, counts) || added;
     }
@@ -388,6 +450,39 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
   return plan;
 }
 
+const std::vector<int>& Packer::NewBinTypes() {
+  if (num_sets_ == 1) return kept_;
+  std::vector<uint8_t> live(classes_.size());
+  for (size_t c = 0; c < classes_.size(); ++c) live[c] = remaining_[c] > 0;
+  if (live == live_ && !new_bin_types_.empty()) return new_bin_types_;
+  live_ = std::move(live);
+  // holds[a][b]: set a may hold every live class set b may.
+  const size_t ns = static_cast<size_t>(num_sets_);
+  std::vector<std::vector<uint8_t>> holds(ns, std::vector<uint8_t>(ns, 1));
+  for (size_t c = 0; c < classes_.size(); ++c) {
+    if (!live_[c]) continue;
+    for (size_t b = 0; b < ns; ++b) {
+      if (!allowed_[c][b]) continue;
+      for (size_t a = 0; a < ns; ++a) holds[a][b] &= allowed_[c][a];
+    }
+  }
+  new_bin_types_.clear();
+  for (int t : kept_) {
+    const size_t st = static_cast<size_t>(types_[t].set);
+    bool beaten = false;
+    for (int u : rivals_[t]) {
+      const size_t su = static_cast<size_t>(types_[u].set);
+      if (!holds[su][st]) continue;
+      if (types_[u].price < types_[t].price || !holds[st][su] || u < t) {
+        beaten = true;
+        break;
+      }
+    }
+    if (!beaten) new_bin_types_.push_back(t);
+  }
+  return new_bin_types_;
+}
+
 void Packer::SortByDensity() {
   for (int t : kept_) {
     const std::vector<double>& share = share_[t];
@@ -402,9 +497,18 @@ void Packer::SortByDensity() {
 }  // namespace
 
 RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
-                  const std::vector<std::vector<RepackClass>>& pinned) {
+                  const std::vector<std::vector<RepackClass>>& pinned, const std::vector<int>& pinned_sets) {
   if (types.empty()) return {};
-  Packer packer(types, classes);
+  int num_sets = 0;
+  for (const RepackType& t : types) {
+    if (t.set < 0) return {};
+    num_sets = std::max(num_sets, t.set + 1);
+  }
+  if (!pinned_sets.empty() && pinned_sets.size() != pinned.size()) return {};
+  for (int s : pinned_sets) {
+    if (s < 0 || s >= num_sets) return {};
+  }
+  Packer packer(types, classes, pinned_sets);
   if (!packer.Prepare()) return {};
   RepackPlan best = packer.Pack(pinned);
   RepackPlan last = best;

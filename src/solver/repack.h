@@ -18,8 +18,18 @@
 //      counts) is repeated as long as enough pods of every class in it remain.
 // Finally each bin is bought as the cheapest type that holds what ended up in it.
 //
-// Pure, deterministic, no requirements or topology: the caller groups pods and NodeClaims so that
-// any type offered holds any pod as far as requirements, taints, ports and topology go.
+// Requirement sets: each type belongs to one set (an instance type under one set of NodeClaim
+// requirements, e.g. a NodePool narrowed to one zone, or the NodePool as it is), and each class
+// lists the sets it may go to. A pinned bin keeps its set: it is only ever bought as a type of
+// that set. A new bin may take any type, and holds only classes allowed in that type's set; at
+// the end it is bought as the cheapest type, of any set all its pods may go to, that holds it.
+// Dominance among types is judged within a set; a new bin skips a type when another set offers
+// the same capacity for no more money and may hold every pod still to place that the type's own
+// set may.
+//
+// Pure, deterministic, no requirements or topology: the caller groups pods, NodeClaims and types
+// so that any type of a set holds any pod allowed in it as far as requirements, taints, ports and
+// topology go.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +42,7 @@ namespace nodesmith::solver {
 struct RepackType {
   ResourceVector capacity;  // what pods may use (allocatable minus DaemonSet overhead)
   double price = 0;
+  int set = 0;              // requirement set the type is offered under
 };
 
 // Identical pods.
@@ -42,6 +53,8 @@ struct RepackClass {
   // solver/lower_bound.h); negative: its fractional price. The fractional price, a thousandth
   // of it, is added either way so pods the LP prices at zero still count.
   double value = -1;
+  // Requirement sets whose types may hold these pods; empty: every set.
+  std::vector<int> sets;
 };
 
 struct RepackBin {
@@ -56,8 +69,10 @@ struct RepackPlan {
   bool ok = false;                  // false when some pod or pinned bin fits no type
 };
 
-// `classes` are the movable pods; `pinned[k]` lists the pods bin k must keep.
+// `classes` are the movable pods; `pinned[k]` lists the pods bin k must keep (their `sets` are
+// not read) and `pinned_sets[k]` its requirement set (empty: set 0 for every pinned bin).
 RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
-                  const std::vector<std::vector<RepackClass>>& pinned);
+                  const std::vector<std::vector<RepackClass>>& pinned,
+                  const std::vector<int>& pinned_sets = {});
 
 }  // namespace nodesmith::solver

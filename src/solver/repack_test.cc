@@ -64,5 +64,52 @@ TEST(Repack, FailsWhenAPodFitsNoType) {
   EXPECT_FALSE(Repack(types, {}, {{{{8, 1}, 1}}}).ok);
 }
 
+TEST(Repack, APinnedBinIsOnlyBoughtAsATypeOfItsOwnSet) {
+  // Set 1 offers the same node for half the price, but the pinned bin's NodeClaim requires what
+  // set 0 describes. The movable pods may only go to set 1, so the pinned bin takes none of
+  // them although it has room.
+  std::vector<RepackType> types = {{{8, 100}, 1.0, 0}, {{8, 100}, 0.5, 1}};
+  std::vector<RepackClass> classes = {{{1, 1}, 4, -1, {1}}};
+  RepackPlan plan = Repack(types, classes, {{{{3, 1}, 1}}}, {0});
+  ASSERT_TRUE(plan.ok);
+  ASSERT_EQ(plan.pinned.size(), 1u);
+  EXPECT_EQ(plan.pinned[0].type, 0);
+  EXPECT_EQ(PodsIn(plan.pinned[0]), 0);
+  ASSERT_EQ(plan.new_bins.size(), 1u);
+  EXPECT_EQ(types[plan.new_bins[0].type].set, 1);
+  EXPECT_DOUBLE_EQ(plan.price, 1.5);
+}
+
+TEST(Repack, PodsAllowedInOneSetNeverLandInAnother) {
+  // Set 0 sells an 8-cpu node for 1, set 1 for 3. Four 2-cpu pods may only go to set 1; four
+  // 1-cpu pods may go anywhere and end up on set 0's cheaper node rather than beside them.
+  std::vector<RepackType> types = {{{8, 100}, 1.0, 0}, {{8, 100}, 3.0, 1}};
+  std::vector<RepackClass> classes = {{{2, 1}, 4, -1, {1}}, {{1, 1}, 4, -1, {}}};
+  RepackPlan plan = Repack(types, classes, {});
+  ASSERT_TRUE(plan.ok);
+  for (const RepackBin& bin : plan.new_bins) {
+    if (bin.counts[0] > 0) {
+      EXPECT_EQ(types[bin.type].set, 1);
+    }
+  }
+  EXPECT_DOUBLE_EQ(plan.price, 4.0);
+}
+
+TEST(Repack, ANewBinIsBoughtInTheCheapestSetAllItsPodsMayGoTo) {
+  // Two sets sell the same node at 2 and 1; pods every set allows go to the cheaper one.
+  std::vector<RepackType> types = {{{8, 100}, 2.0, 0}, {{8, 100}, 1.0, 1}};
+  RepackPlan plan = Repack(types, {{{1, 1}, 6}}, {});
+  ASSERT_TRUE(plan.ok);
+  ASSERT_EQ(plan.new_bins.size(), 1u);
+  EXPECT_EQ(plan.new_bins[0].type, 1);
+  EXPECT_DOUBLE_EQ(plan.price, 1.0);
+}
+
+TEST(Repack, FailsWhenAPodFitsNoTypeOfItsSets) {
+  std::vector<RepackType> types = {{{8, 8}, 1.0, 0}, {{2, 2}, 1.0, 1}};
+  EXPECT_FALSE(Repack(types, {{{4, 1}, 1, -1, {1}}}, {}).ok);
+  EXPECT_TRUE(Repack(types, {{{4, 1}, 1, -1, {0}}}, {}).ok);
+}
+
 }  // namespace
 }  // namespace nodesmith::solver

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -161,6 +162,30 @@ struct PodState {
   std::string lb_key;     // lower-bound class key (original spec, every required term)
 };
 
+// How far RepackClaims may move a pod.
+enum class Mobility : uint8_t {
+  kPinned,       // stays on its NodeClaim
+  kWithinGroup,  // to NodeClaims requiring what its own does (same NodePool and requirements)
+  kWithinPool,   // to any NodeClaim of its NodePool: the NodePool's requirements imply its own
+};
+
+// NodeClaims of one NodePool that RepackClaims treats alike: their requirements (without the
+// placeholder hostname) are one requirement set of solver/repack.h.
+struct RepackSet {
+  int tmpl = 0;
+  scheduling::Requirements requirements;
+  std::vector<int> claims;   // indices into Solver::claims_
+  bool any_movable = false;  // some pod on them may move
+};
+
+// The instance types of a NodePool that one requirement set may launch: priced as Finalize
+// prices them, with what pods may use of each (allocatable minus DaemonSet overhead).
+struct PricedTypes {
+  std::vector<int> ids;  // indices into Solver::types_
+  std::vector<double> prices;
+  std::vector<ResourceVector> capacities;
+};
+
 // Decisions shared by every pod of one class; vectors grow lazily.
 struct ClassState {
   std::vector<uint8_t> dead_existing;
@@ -195,6 +220,11 @@ class Solver {
   void Promote(int k);
   bool Place(int p);
   void RepackClaims();
+  // Repacks the NodeClaims of `sets` (one NodePool's) together; NodeClaims left without pods are
+  // marked in `dissolved`, new ones appended to `added`. Keeps claims_ indices valid.
+  void RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std::vector<Mobility>& mobility,
+                  std::vector<uint8_t>& dissolved, std::vector<ClaimState>& added);
+  const PricedTypes& RepackTypes(int tmpl, const scheduling::Requirements& reqs);
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
@@ -215,6 +245,8 @@ class Solver {
   // FilterOptions' memo: requirements on type_keys_ (canonical text) -> per type, 1 when its
   // requirements intersect and it has a compatible offering, 0 when not, -1 not yet known.
   mutable std::unordered_map<std::string, std::vector<int8_t>> type_suits_;
+  // RepackTypes' memo: NodePool and requirements on type_keys_ (canonical text) -> its answer.
+  std::unordered_map<std::string, PricedTypes> repack_types_;
   std::vector<Template> templates_;
   std::vector<ExistingState> existing_;
   std::vector<PodState> pods_;
@@ -1000,19 +1032,33 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
   return LowerBound(problem);
 }
 
-// Above this many (pinned NodeClaim x instance type x pod class) steps, NodeClaims holding no
-// movable pod are not offered as receivers: the pass must stay a small part of a solve.
+// Above this many (pinned NodeClaim x instance type of its set x pod class) steps, the
+// NodeClaims are left as they are: the pass must stay a small part of a solve.
 constexpr double kMaxPinnedWork = 2e7;
+// A NodePool whose NodeClaims fall into more groups than this is repacked group by group: every
+// new node of a pool-wide repack tries the types of every group that still has pods of its own.
+constexpr int kMaxPoolSets = 16;
 // Topology lookups RepackClaims may spend deciding which constrained pods may move.
 constexpr int kMaxInvolvedLookups = 2048;
+
+// True when `extra` narrows nothing in `base`: every node `base` admits satisfies `extra`.
+bool AddsNothing(const scheduling::Requirements& base, const scheduling::Requirements& extra) {
+  if (extra.empty()) return true;
+  scheduling::Requirements merged = base;
+  merged.Add(extra);
+  return merged == base;
+}
 
 // After placement, for pods nothing but resources constrain (no topology group consults or
 // counts them, no host ports): re-decides which of them share which new NodeClaim of a NodePool
 // (solver/repack.h), and keeps the result only when the plan gets cheaper. NodeClaims are
-// grouped by NodePool and final requirements, so every pod of a group suits every type the group
-// may launch; pods that must stay (topology, ports) pin their NodeClaim, which keeps its
-// requirements and may receive movable pods. NodeClaims holding only movable pods are replaced.
-// A group of one NodeClaim is left as it is.
+// grouped by NodePool and final requirements; each group's requirements are one requirement set
+// (solver/repack.h), priced per instance type as Finalize prices it. Pods that must stay
+// (topology, ports) pin their NodeClaim, which keeps its requirements and may receive pods.
+// Pods topology takes part in without pinning them (below) move only within their group; pods
+// whose own requirements the NodePool's already imply ("pool-free") may go to any NodeClaim of
+// the NodePool, or to a new one under the NodePool's requirements (the base set). NodeClaims
+// holding no pinned pod are replaced. A NodePool with a single NodeClaim is left as it is.
 void Solver::RepackClaims() {
   if (claims_.empty()) return;
   // Nothing to gain unless some pod is free of topology: then pods topology takes part in may
@@ -1052,14 +1098,20 @@ void Solver::RepackClaims() {
     }
     return true;
   };
-  struct Group {
-    int tmpl = 0;
-    scheduling::Requirements requirements;  // without the placeholder hostname
-    std::vector<int> claims;
-    bool any_movable = false;
+  // Whether the NodePool's requirements imply the pod's own, per (NodePool, pod class).
+  std::vector<int8_t> implied(templates_.size() * classes_.size(), -1);
+  auto pool_free = [&](int p, int tmpl) {
+    const PodState& ps = pods_[p];
+    if (ps.topology || ps.counts || !ps.info.host_ports.empty()) return false;
+    int8_t& known = implied[static_cast<size_t>(tmpl) * classes_.size() + static_cast<size_t>(ps.base_cls)];
+    if (known < 0) known = AddsNothing(templates_[tmpl].requirements, ps.info.requirements) ? 1 : 0;
+    return known == 1;
   };
-  std::vector<Group> groups;
+  std::vector<RepackSet> groups;
   std::unordered_map<std::string, int> group_of;
+  std::vector<Mobility> mobility(pods_.size(), Mobility::kPinned);
+  std::vector<int> claims_in_pool(templates_.size(), 0);
+  std::vector<uint8_t> pool_has_free(templates_.size(), 0);
   for (size_t k = 0; k < claims_.size(); ++k) {
     const ClaimState& c = claims_[k];
     scheduling::Requirements reqs = c.requirements;
@@ -1067,165 +1119,47 @@ void Solver::RepackClaims() {
     if (reqs.HasMinValues()) continue;  // the options must keep satisfying minValues: left alone
     std::string key = std::to_string(c.tmpl) + "\n" + CanonicalKey(reqs);
     auto [it, inserted] = group_of.emplace(std::move(key), static_cast<int>(groups.size()));
-    if (inserted) groups.push_back(Group{c.tmpl, std::move(reqs), {}, false});
-    Group& g = groups[it->second];
+    if (inserted) groups.push_back(RepackSet{c.tmpl, std::move(reqs), {}, false});
+    RepackSet& g = groups[it->second];
     g.claims.push_back(static_cast<int>(k));
-    for (int p : c.pods) g.any_movable = g.any_movable || movable(p, g.requirements);
+    ++claims_in_pool[c.tmpl];
+    for (int p : c.pods) {
+      if (!movable(p, g.requirements)) continue;
+      g.any_movable = true;
+      mobility[p] = pool_free(p, c.tmpl) ? Mobility::kWithinPool : Mobility::kWithinGroup;
+      if (mobility[p] == Mobility::kWithinPool) pool_has_free[c.tmpl] = 1;
+    }
   }
   std::vector<uint8_t> dissolved(claims_.size(), 0);
   std::vector<ClaimState> added;
-  for (Group& g : groups) {
+  for (size_t t = 0; t < templates_.size(); ++t) {
     // One NodeClaim is already launched as the cheapest type that holds it; splitting it would
     // turn a one-node answer (what consolidation asks a solve for) into several.
-    if (!g.any_movable || g.claims.size() < 2) continue;
-    Template& tm = templates_[g.tmpl];
-    // The types the group may launch, priced as Finalize prices them.
-    std::vector<int> type_ids;
-    std::vector<RepackType> types;
-    std::vector<double> price_of(types_.size(), std::numeric_limits<double>::infinity());
-    for (int i : tm.types) {
-      const cloud::InstanceType& it = *types_[i].type;
-      if (!it.requirements.IntersectsWith(g.requirements) || !HasCompatibleOffering(it, g.requirements, allow_)) continue;
-      price_of[i] = CheapestPrice(it, g.requirements, allow_);
-      ResourceVector cap = types_[i].allocatable;
-      SubtractFrom(cap, tm.daemon);
-      if (!(price_of[i] < std::numeric_limits<double>::infinity()) ||
-          std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
-        continue;
+    if (claims_in_pool[t] < 2) continue;
+    const int tmpl = static_cast<int>(t);
+    int pool_groups = 0;
+    for (const RepackSet& g : groups) pool_groups += g.tmpl == tmpl;
+    if (!pool_has_free[t] || pool_groups >= kMaxPoolSets) {
+      // Nothing may leave its group (or too many groups to weigh together): each on its own.
+      for (const RepackSet& g : groups) {
+        if (g.tmpl == tmpl && g.any_movable) RepackSets(tmpl, {g}, mobility, dissolved, added);
       }
-      type_ids.push_back(i);
-      types.push_back(RepackType{std::move(cap), price_of[i]});
-    }
-    if (types.empty()) continue;
-    // Movable pods by request; the rest pins its NodeClaim.
-    std::map<ResourceVector, int> class_of;
-    std::vector<RepackClass> classes;
-    std::vector<std::vector<int>> class_pods;
-    std::vector<int> pinned_claims;
-    std::vector<std::vector<RepackClass>> pinned;
-    std::vector<std::vector<int>> pinned_pods;
-    double old_price = 0;
-    for (int k : g.claims) {
-      const ClaimState& c = claims_[k];
-      double cheapest = std::numeric_limits<double>::infinity();
-      for (int t : c.options) cheapest = std::min(cheapest, price_of[t]);
-      old_price += cheapest;
-      std::vector<RepackClass> kept;
-      std::vector<int> kept_pods;
-      for (int p : c.pods) {
-        if (!movable(p, g.requirements)) {
-          kept.push_back(RepackClass{pods_[p].info.requests, 1});
-          kept_pods.push_back(p);
-          continue;
-        }
-        auto [it, inserted] = class_of.emplace(pods_[p].info.requests, static_cast<int>(classes.size()));
-        if (inserted) {
-          classes.push_back(RepackClass{pods_[p].info.requests, 0});
-          class_pods.emplace_back();
-        }
-        classes[it->second].count++;
-        class_pods[it->second].push_back(p);
-      }
-      if (!kept.empty()) {
-        pinned_claims.push_back(k);
-        pinned.push_back(std::move(kept));
-        pinned_pods.push_back(std::move(kept_pods));
-      }
-    }
-    if (!(old_price < std::numeric_limits<double>::infinity())) continue;
-    if (static_cast<double>(pinned.size()) * static_cast<double>(types.size()) *
-            static_cast<double>(classes.size()) > kMaxPinnedWork) {
       continue;
     }
-    // Each pod's value: its shadow price in the LP over the group's types.
-    LowerBoundProblem lp;
-    const int nr = index_.size();
-    for (const auto& t : types) {
-      LowerBoundBin bin{t.price, false, std::vector<double>(t.capacity.begin(), t.capacity.end())};
-      lp.bins.push_back(std::move(bin));
-    }
-    std::vector<int> all_bins(types.size());
-    for (size_t b = 0; b < types.size(); ++b) all_bins[b] = static_cast<int>(b);
-    auto add_class = [&](const RepackClass& c) {
-      lp.classes.push_back(LowerBoundClass{c.count, std::vector<double>(c.request.begin(), c.request.end()), all_bins});
-    };
-    for (const auto& c : classes) add_class(c);
-    for (const auto& kept : pinned) {
-      for (const auto& c : kept) add_class(c);
-    }
-    (void)nr;
-    std::vector<double> prices = ClassPrices(lp);
-    if (!prices.empty()) {
-      size_t i = 0;
-      for (auto& c : classes) c.value = prices[i++];
-      for (auto& kept : pinned) {
-        for (auto& c : kept) c.value = prices[i++];
+    // The base set first (new NodeClaims holding only pool-free pods), joined by the group whose
+    // NodeClaims require exactly what the NodePool does.
+    std::vector<RepackSet> sets;
+    sets.push_back(RepackSet{tmpl, templates_[t].requirements, {}, true});
+    const std::string base_key = CanonicalKey(templates_[t].requirements);
+    for (const RepackSet& g : groups) {
+      if (g.tmpl != tmpl) continue;
+      if (CanonicalKey(g.requirements) == base_key) {
+        sets[0].claims = g.claims;
+      } else {
+        sets.push_back(g);
       }
     }
-    RepackPlan plan = Repack(types, classes, pinned);
-    if (!plan.ok || !(plan.price < old_price - 1e-9 * std::max(1.0, old_price))) continue;
-
-    // The new NodeClaims and their options (every group type that holds them, as TryClaim keeps).
-    std::vector<size_t> cursor(classes.size(), 0);
-    auto build = [&](ClaimState& c, const RepackBin& bin, std::vector<int> pods) {
-      for (size_t cl = 0; cl < classes.size(); ++cl) {
-        for (int64_t n = 0; n < bin.counts[cl]; ++n) pods.push_back(class_pods[cl][cursor[cl]++]);
-      }
-      c.pods = std::move(pods);
-      c.requests = tm.daemon;
-      for (int p : c.pods) AddTo(c.requests, pods_[p].info.requests);
-      c.options.clear();
-      for (int i : type_ids) {
-        if (Fits(c.requests, types_[i].allocatable)) c.options.push_back(i);
-      }
-      SetMaxAllocatable(c);
-    };
-    std::vector<ClaimState> rebuilt(pinned_claims.size());
-    for (size_t j = 0; j < pinned_claims.size(); ++j) {
-      rebuilt[j] = claims_[pinned_claims[j]];
-      build(rebuilt[j], plan.pinned[j], pinned_pods[j]);
-    }
-    std::vector<ClaimState> fresh(plan.new_bins.size());
-    for (size_t j = 0; j < plan.new_bins.size(); ++j) {
-      fresh[j].tmpl = g.tmpl;
-      fresh[j].requirements = g.requirements;
-      build(fresh[j], plan.new_bins[j], {});
-    }
-    // NodePool limits: the largest option of every NodeClaim counts against them (as at
-    // creation); the capacity given back is at most what was taken, so this errs safe.
-    if (tm.has_limits) {
-      ResourceVector remaining = tm.remaining;
-      auto max_capacity = [&](const ClaimState& c) {
-        ResourceVector m = index_.Zero();
-        for (int i : c.options) MaxInto(m, types_[i].capacity);
-        return m;
-      };
-      // Only limited resources are counted: kUnlimited stays as it is (and cannot overflow).
-      auto change = [&](const ClaimState& c, int64_t sign) {
-        const ResourceVector m = max_capacity(c);
-        for (int r = 0; r < index_.size(); ++r) {
-          if (tm.remaining[r] != kUnlimited) remaining[r] += sign * m[r];
-        }
-      };
-      for (int k : g.claims) change(claims_[k], +1);
-      for (const auto& c : rebuilt) change(c, -1);
-      for (const auto& c : fresh) change(c, -1);
-      bool within = true;
-      for (int r = 0; r < index_.size(); ++r) {
-        if (tm.remaining[r] != kUnlimited && remaining[r] < 0) within = false;
-      }
-      if (!within) continue;
-      for (int r = 0; r < index_.size(); ++r) {
-        if (tm.remaining[r] != kUnlimited) tm.remaining[r] = remaining[r];
-      }
-    }
-    for (size_t j = 0; j < pinned_claims.size(); ++j) claims_[pinned_claims[j]] = std::move(rebuilt[j]);
-    std::vector<uint8_t> is_pinned(claims_.size(), 0);
-    for (int k : pinned_claims) is_pinned[k] = 1;
-    for (int k : g.claims) {
-      if (!is_pinned[k]) dissolved[k] = 1;
-    }
-    for (auto& c : fresh) added.push_back(std::move(c));
+    RepackSets(tmpl, sets, mobility, dissolved, added);
   }
   if (added.empty() && std::find(dissolved.begin(), dissolved.end(), 1) == dissolved.end()) return;
   std::vector<ClaimState> claims;
@@ -1235,6 +1169,210 @@ void Solver::RepackClaims() {
   }
   for (auto& c : added) claims.push_back(std::move(c));
   claims_ = std::move(claims);
+}
+
+const PricedTypes& Solver::RepackTypes(int tmpl, const scheduling::Requirements& reqs) {
+  // Whether a type suits `reqs`, and its price, depend only on the keys types and offerings
+  // define (as in FilterOptions).
+  std::string key = std::to_string(tmpl) + "\n";
+  for (const auto& r : reqs) {
+    if (type_keys_.count(r.key()) > 0) AppendCanonical(r, key);
+  }
+  auto [it, inserted] = repack_types_.try_emplace(std::move(key));
+  PricedTypes& out = it->second;
+  if (!inserted) return out;
+  const Template& tm = templates_[tmpl];
+  for (int i : tm.types) {
+    const cloud::InstanceType& type = *types_[i].type;
+    if (!type.requirements.IntersectsWith(reqs) || !HasCompatibleOffering(type, reqs, allow_)) continue;
+    const double price = CheapestPrice(type, reqs, allow_);
+    ResourceVector cap = types_[i].allocatable;
+    SubtractFrom(cap, tm.daemon);
+    if (!(price < std::numeric_limits<double>::infinity()) ||
+        std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
+      continue;
+    }
+    out.ids.push_back(i);
+    out.prices.push_back(price);
+    out.capacities.push_back(std::move(cap));
+  }
+  return out;
+}
+
+void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std::vector<Mobility>& mobility,
+                        std::vector<uint8_t>& dissolved, std::vector<ClaimState>& added) {
+  Template& tm = templates_[tmpl];
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // The types of every set.
+  std::vector<int> type_id;  // per RepackType: index into types_
+  std::vector<RepackType> types;
+  std::vector<std::vector<double>> price_of(sets.size(), std::vector<double>(types_.size(), kInf));
+  std::vector<std::vector<int>> entries_of(sets.size());  // per set: its RepackTypes
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const PricedTypes& priced = RepackTypes(tmpl, sets[s].requirements);
+    for (size_t j = 0; j < priced.ids.size(); ++j) {
+      price_of[s][priced.ids[j]] = priced.prices[j];
+      entries_of[s].push_back(static_cast<int>(types.size()));
+      type_id.push_back(priced.ids[j]);
+      types.push_back(RepackType{priced.capacities[j], priced.prices[j], static_cast<int>(s)});
+    }
+  }
+  if (types.empty()) return;
+  // Movable pods by request and how far they may move; the rest pins its NodeClaim.
+  std::map<std::pair<ResourceVector, int>, int> class_of;  // (request, set or -1 for any)
+  std::vector<RepackClass> classes;
+  std::vector<std::vector<int>> class_pods;
+  std::vector<int> pinned_claims, pinned_sets;
+  std::vector<std::vector<RepackClass>> pinned;
+  std::vector<std::vector<int>> pinned_pods;
+  double old_price = 0;
+  double pinned_work = 0;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    for (int k : sets[s].claims) {
+      const ClaimState& c = claims_[k];
+      double cheapest = kInf;
+      for (int t : c.options) cheapest = std::min(cheapest, price_of[s][t]);
+      old_price += cheapest;
+      std::vector<RepackClass> kept;
+      std::vector<int> kept_pods;
+      for (int p : c.pods) {
+        if (mobility[p] == Mobility::kPinned) {
+          kept.push_back(RepackClass{pods_[p].info.requests, 1});
+          kept_pods.push_back(p);
+          continue;
+        }
+        const int held_to = mobility[p] == Mobility::kWithinPool ? -1 : static_cast<int>(s);
+        auto [it, inserted] =
+            class_of.emplace(std::make_pair(pods_[p].info.requests, held_to), static_cast<int>(classes.size()));
+        if (inserted) {
+          classes.push_back(RepackClass{pods_[p].info.requests, 0});
+          if (held_to >= 0) classes.back().sets = {held_to};
+          class_pods.emplace_back();
+        }
+        classes[it->second].count++;
+        class_pods[it->second].push_back(p);
+      }
+      if (!kept.empty()) {
+        pinned_claims.push_back(k);
+        pinned_sets.push_back(static_cast<int>(s));
+        pinned.push_back(std::move(kept));
+        pinned_pods.push_back(std::move(kept_pods));
+        pinned_work += static_cast<double>(entries_of[s].size());
+      }
+    }
+  }
+  if (classes.empty() || !(old_price < kInf)) return;
+  if (pinned_work * static_cast<double>(classes.size()) > kMaxPinnedWork) return;
+  // Each pod's value: its shadow price in the LP over the types it may go to. A type priced
+  // alike in several sets is one bin of the LP.
+  LowerBoundProblem lp;
+  std::map<std::pair<int, double>, int> bin_of;  // (type, price) -> LP bin
+  std::vector<int> bin_of_entry(types.size());
+  for (size_t e = 0; e < types.size(); ++e) {
+    auto [it, inserted] = bin_of.emplace(std::make_pair(type_id[e], types[e].price), static_cast<int>(lp.bins.size()));
+    if (inserted) {
+      lp.bins.push_back(LowerBoundBin{types[e].price, false,
+                                      std::vector<double>(types[e].capacity.begin(), types[e].capacity.end())});
+    }
+    bin_of_entry[e] = it->second;
+  }
+  auto bins_of_set = [&](int set) {
+    std::vector<int> bins;
+    if (set < 0) {
+      bins.resize(lp.bins.size());
+      std::iota(bins.begin(), bins.end(), 0);
+    } else {
+      for (int e : entries_of[set]) bins.push_back(bin_of_entry[e]);
+    }
+    return bins;
+  };
+  std::vector<std::vector<int>> set_bins;
+  for (size_t s = 0; s < sets.size(); ++s) set_bins.push_back(bins_of_set(static_cast<int>(s)));
+  const std::vector<int> all_bins = bins_of_set(-1);
+  auto add_class = [&](const RepackClass& c, int set) {
+    lp.classes.push_back(LowerBoundClass{c.count, std::vector<double>(c.request.begin(), c.request.end()),
+                                         set < 0 ? all_bins : set_bins[set]});
+  };
+  for (const auto& c : classes) add_class(c, c.sets.empty() ? -1 : c.sets[0]);
+  for (size_t j = 0; j < pinned.size(); ++j) {
+    for (const auto& c : pinned[j]) add_class(c, pinned_sets[j]);
+  }
+  std::vector<double> prices = ClassPrices(lp);
+  if (!prices.empty()) {
+    size_t i = 0;
+    for (auto& c : classes) c.value = prices[i++];
+    for (auto& kept : pinned) {
+      for (auto& c : kept) c.value = prices[i++];
+    }
+  }
+  RepackPlan plan = Repack(types, classes, pinned, pinned_sets);
+  if (!plan.ok || !(plan.price < old_price - 1e-9 * std::max(1.0, old_price))) return;
+
+  // The new NodeClaims and their options (every type of their set that holds them, as TryClaim
+  // keeps).
+  std::vector<size_t> cursor(classes.size(), 0);
+  auto build = [&](ClaimState& c, int set, const RepackBin& bin, std::vector<int> pods) {
+    for (size_t cl = 0; cl < classes.size(); ++cl) {
+      for (int64_t n = 0; n < bin.counts[cl]; ++n) pods.push_back(class_pods[cl][cursor[cl]++]);
+    }
+    c.pods = std::move(pods);
+    c.requests = tm.daemon;
+    for (int p : c.pods) AddTo(c.requests, pods_[p].info.requests);
+    c.options.clear();
+    for (int e : entries_of[set]) {
+      if (Fits(c.requests, types_[type_id[e]].allocatable)) c.options.push_back(type_id[e]);
+    }
+    SetMaxAllocatable(c);
+  };
+  std::vector<ClaimState> rebuilt(pinned_claims.size());
+  for (size_t j = 0; j < pinned_claims.size(); ++j) {
+    rebuilt[j] = claims_[pinned_claims[j]];
+    build(rebuilt[j], pinned_sets[j], plan.pinned[j], pinned_pods[j]);
+  }
+  std::vector<ClaimState> fresh(plan.new_bins.size());
+  for (size_t j = 0; j < plan.new_bins.size(); ++j) {
+    const int set = types[plan.new_bins[j].type].set;
+    fresh[j].tmpl = tmpl;
+    fresh[j].requirements = sets[set].requirements;
+    build(fresh[j], set, plan.new_bins[j], {});
+  }
+  // NodePool limits: the largest option of every NodeClaim counts against them (as at
+  // creation); the capacity given back is at most what was taken, so this errs safe.
+  if (tm.has_limits) {
+    ResourceVector remaining = tm.remaining;
+    auto max_capacity = [&](const ClaimState& c) {
+      ResourceVector m = index_.Zero();
+      for (int i : c.options) MaxInto(m, types_[i].capacity);
+      return m;
+    };
+    // Only limited resources are counted: kUnlimited stays as it is (and cannot overflow).
+    auto change = [&](const ClaimState& c, int64_t sign) {
+      const ResourceVector m = max_capacity(c);
+      for (int r = 0; r < index_.size(); ++r) {
+        if (tm.remaining[r] != kUnlimited) remaining[r] += sign * m[r];
+      }
+    };
+    for (const RepackSet& s : sets) {
+      for (int k : s.claims) change(claims_[k], +1);
+    }
+    for (const auto& c : rebuilt) change(c, -1);
+    for (const auto& c : fresh) change(c, -1);
+    for (int r = 0; r < index_.size(); ++r) {
+      if (tm.remaining[r] != kUnlimited && remaining[r] < 0) return;
+    }
+    for (int r = 0; r < index_.size(); ++r) {
+      if (tm.remaining[r] != kUnlimited) tm.remaining[r] = remaining[r];
+    }
+  }
+  for (size_t j = 0; j < pinned_claims.size(); ++j) claims_[pinned_claims[j]] = std::move(rebuilt[j]);
+  std::vector<uint8_t> is_pinned(claims_.size(), 0);
+  for (int k : pinned_claims) is_pinned[k] = 1;
+  for (const RepackSet& s : sets) {
+    for (int k : s.claims) {
+      if (!is_pinned[k]) dissolved[k] = 1;
+    }
+  }
+  for (auto& c : fresh) added.push_back(std::move(c));
 }
 
 void Solver::Finalize(Results& out) {

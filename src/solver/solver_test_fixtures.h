@@ -30,6 +30,8 @@ struct TypeSpec {
   api::Labels labels;
   // Spot price = price * spot_factor when spot is among capacity_types.
   double spot_factor = 0.5;
+  // On-demand price in a zone, where it differs from `price`.
+  std::map<std::string, double> zone_prices;
 };
 
 // No overhead: allocatable == capacity, so fit arithmetic in tests is exact.
@@ -44,7 +46,9 @@ inline cloud::InstanceTypePtr MakeType(const TypeSpec& t) {
       cloud::Offering o;
       o.zone = z;
       o.capacity_type = ct;
-      o.price = ct == "spot" ? t.price * t.spot_factor : t.price;
+      auto zone_price = t.zone_prices.find(z);
+      const double price = zone_price == t.zone_prices.end() ? t.price : zone_price->second;
+      o.price = ct == "spot" ? price * t.spot_factor : price;
       offerings.push_back(o);
     }
   }
