@@ -14,10 +14,13 @@ namespace nodesmith::solver {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Greedy passes: the first with the given values, the rest with corrected ones.
-constexpr int kPasses = 6;
+// Greedy passes: the first with the given values, the rest with corrected ones; past the
+// minimum, only while the fills have looked at fewer than kPassWork classes in all.
+constexpr int kMinPasses = 6;
+constexpr int kMaxPasses = 20;
+constexpr int64_t kPassWork = 40000000;
 // Column-generation rounds of PackByPatterns.
-constexpr int kPatternRounds = 3;
+constexpr int kPatternRounds = 8;
 
 // Share of `capacity` that `request` takes on its scarcest resource; +inf when it does not fit.
 double DominantShare(const ResourceVector& request, const ResourceVector& capacity) {
@@ -45,10 +48,12 @@ class Packer {
   // that ended up in poorly filled nodes weigh more in the next pass.
   void Correct(const RepackPlan& plan, const std::vector<std::vector<RepackClass>>& pinned);
   // Keeps `seed`'s pinned bins and re-packs the movable pods left for new bins by patterns: the
-  // LP over the patterns seen so far (cover every class at least price), new patterns priced
+  // LP over the new bins of `seed` and of the `others` plans (cover every class at least
+  // price), new patterns priced
   // by its duals (each type filled as BestFill fills it) for a few rounds, then whole copies of
   // the LP's patterns and the greedy for the rest.
-  RepackPlan PackByPatterns(const RepackPlan& seed, const std::vector<std::vector<RepackClass>>& pinned);
+  RepackPlan PackByPatterns(const RepackPlan& seed, const std::vector<std::vector<RepackClass>>& pinned,
+                            const std::vector<const RepackPlan*>& others = {});
   // Phase 2 of Pack for remaining_; false when some pod fits nowhere.
   bool OpenBins(RepackPlan& plan);
   // Buys every bin as the cheapest type holding it and sums the price; false when one fits none.
@@ -98,6 +103,11 @@ class Packer {
   double FillBalanced(int t, ResourceVector free, std::vector<int64_t>& counts) const;
   // The cheapest type holding `used` whose set is `set`, or for set -1 a set every class with
   // pods in `counts` may go to (ties: the lowest index).
+  mutable int64_t work_ = 0;  // classes looked at by the fills (a measure of time spent)
+ public:
+  int64_t work() const { return work_; }
+
+ private:
   int CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const;
 
   const std::vector<RepackType>& types_;
@@ -129,6 +139,7 @@ class Packer {
 double Packer::Fill(int t, int order, ResourceVector free, std::vector<int64_t>& counts) const {
   counts.assign(classes_.size(), 0);
   double value = 0;
+  work_ += static_cast<int64_t>(order_[order][t].size());
   for (int c : order_[order][t]) {
     if (remaining_[c] == 0) continue;
     const ResourceVector& req = classes_[c].request;
@@ -168,6 +179,7 @@ double Packer::FillBalanced(int t, ResourceVector free, std::vector<int64_t>& co
         best = c;
       }
     }
+    work_ += static_cast<int64_t>(candidates.size());
     if (best < 0) return value;
     counts[best]++;
     SubtractFrom(free, classes_[best].request);
@@ -360,7 +372,8 @@ bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>
 }
 
 RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
-                                  const std::vector<std::vector<RepackClass>>& pinned) {
+                                  const std::vector<std::vector<RepackClass>>& pinned,
+                                  const std::vector<const RepackPlan*>& others) {
   RepackPlan plan;
   plan.pinned = seed.pinned;
   const size_t nc = classes_.size();
@@ -384,6 +397,9 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     return true;
   };
   for (const auto& bin : seed.new_bins) add(bin.type, bin.counts);
+  for (const RepackPlan* other : others) {
+    for (const auto& bin : other->new_bins) add(bin.type, bin.counts);
+  }
   std::vector<double> x;
   std::vector<int64_t> counts;
   for (int round = 0; round < kPatternRounds; ++round) {
@@ -497,7 +513,8 @@ void Packer::SortByDensity() {
 }  // namespace
 
 RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
-                  const std::vector<std::vector<RepackClass>>& pinned, const std::vector<int>& pinned_sets) {
+                  const std::vector<std::vector<RepackClass>>& pinned, const std::vector<int>& pinned_sets,
+                  double lower_bound) {
   if (types.empty()) return {};
   int num_sets = 0;
   for (const RepackType& t : types) {
@@ -511,14 +528,21 @@ RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<Repack
   Packer packer(types, classes, pinned_sets);
   if (!packer.Prepare()) return {};
   RepackPlan best = packer.Pack(pinned);
+  auto optimal = [&] { return best.ok && best.price <= lower_bound * (1 + 1e-9); };
   RepackPlan last = best;
-  for (int pass = 1; pass < kPasses && last.ok; ++pass) {
+  std::vector<RepackPlan> passes;
+  for (int pass = 1; pass < kMaxPasses && last.ok && !optimal() &&
+                     (pass < kMinPasses || packer.work() < kPassWork);
+       ++pass) {
     packer.Correct(last, pinned);
     last = packer.Pack(pinned);
+    if (last.ok) passes.push_back(last);
     if (last.ok && last.price < best.price * (1 - 1e-12)) best = last;
   }
-  if (best.ok) {
-    RepackPlan patterned = packer.PackByPatterns(best, pinned);
+  if (best.ok && !optimal()) {
+    std::vector<const RepackPlan*> others;
+    for (const auto& p : passes) others.push_back(&p);
+    RepackPlan patterned = packer.PackByPatterns(best, pinned, others);
     if (patterned.ok && patterned.price < best.price * (1 - 1e-12)) best = std::move(patterned);
   }
   return best;

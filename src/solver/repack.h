@@ -18,6 +18,14 @@
 //      counts) is repeated as long as enough pods of every class in it remain.
 // Finally each bin is bought as the cheapest type that holds what ended up in it.
 //
+// The greedy runs several times, each pass with the pods' values corrected by what they paid in
+// the last (sequential value correction): at least 6 passes, at most 20, further passes only
+// while the fills so far looked at fewer than 40 million classes (about a third of a second).
+// Passes differ, and every node any of them built is a packing that fits, so the best plan is
+// finally sought among all of them: an LP over those patterns (plus a few priced in by its
+// duals) covering every pod, its whole copies, and the greedy for what is left. On the OpenB
+// trace this pooling is what brings the plan within 3% of the lower bound.
+//
 // Requirement sets: each type belongs to one set (an instance type under one set of NodeClaim
 // requirements, e.g. a NodePool narrowed to one zone, or the NodePool as it is), and each class
 // lists the sets it may go to. A pinned bin keeps its set: it is only ever bought as a type of
@@ -71,8 +79,11 @@ struct RepackPlan {
 
 // `classes` are the movable pods; `pinned[k]` lists the pods bin k must keep (their `sets` are
 // not read) and `pinned_sets[k]` its requirement set (empty: set 0 for every pinned bin).
+// `lower_bound`, when given, is a proven lower bound on the price of any packing of all the pods
+// (e.g. the sum of their ClassPrices): once a plan costs no more, nothing cheaper exists and the
+// remaining passes are skipped.
 RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
                   const std::vector<std::vector<RepackClass>>& pinned,
-                  const std::vector<int>& pinned_sets = {});
+                  const std::vector<int>& pinned_sets = {}, double lower_bound = 0);
 
 }  // namespace nodesmith::solver

@@ -1298,14 +1298,16 @@ void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std:
     for (const auto& c : pinned[j]) add_class(c, pinned_sets[j]);
   }
   std::vector<double> prices = ClassPrices(lp);
+  double floor = 0;  // what every packing of the group's pods pays at least
   if (!prices.empty()) {
     size_t i = 0;
     for (auto& c : classes) c.value = prices[i++];
     for (auto& kept : pinned) {
       for (auto& c : kept) c.value = prices[i++];
     }
+    for (size_t k = 0; k < lp.classes.size(); ++k) floor += static_cast<double>(lp.classes[k].count) * prices[k];
   }
-  RepackPlan plan = Repack(types, classes, pinned, pinned_sets);
+  RepackPlan plan = Repack(types, classes, pinned, pinned_sets, floor * (1 - 1e-9));
   if (!plan.ok || !(plan.price < old_price - 1e-9 * std::max(1.0, old_price))) return;
 
   // The new NodeClaims and their options (every type of their set that holds them, as TryClaim
