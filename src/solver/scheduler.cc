@@ -143,6 +143,8 @@ struct PodState {
     }
     return *owned;
   }
+  // info.signature is left empty when the pod took its PodInfo from the pod before it
+  // (BuildPods); its class's signature is Solver::class_signature_[base_cls].
   PodInfo info;
   // Class by scheduling-relevant spec (PodInfo::signature): pods of one class share cached
   // NodePool checks and topology-free placement failures.
@@ -221,9 +223,16 @@ class Solver {
   std::vector<std::shared_ptr<const api::ResourceList>> pending_requests_;  // until BuildPods
   std::vector<ClassState> classes_;
   std::unordered_map<std::string, int> class_by_signature_;
+  std::vector<const std::string*> class_signature_;  // by class: its key in class_by_signature_
   std::vector<ClaimState> claims_;
-  std::vector<int> claim_order_;  // claims by pod count ascending, then creation
-  std::vector<int> claim_pos_;
+  // Claims by pod count ascending, then creation (index), strictly: a claim's position is
+  // found by binary search. claim_order_count_[i] is the pod count of claim_order_[i], kept
+  // beside it so the searches read two dense arrays, not the claims.
+  std::vector<int> claim_order_;
+  std::vector<size_t> claim_order_count_;
+  // The first position in claim_order_ at or after `from` whose (pod count, index) is not
+  // below (count, k).
+  size_t OrderBound(size_t from, size_t count, int k) const;
   std::unique_ptr<Topology> topology_;
   // Per host-exclusion class: 1 for claims Topology::HostExcluded ruled out (final, since
   // topology counts only grow). Spares hostname anti-affinity pods a topology check against
@@ -255,9 +264,12 @@ class Solver {
 void Solver::BuildIndex() {
   pending_requests_.reserve(s_.pending_pods.size());
   RequestLists lists;
+  const api::ResourceList* registered = nullptr;  // shared lists come in runs: registered once
   for (const auto& p : s_.pending_pods) {
     pending_requests_.push_back(lists.For(p));
-    index_.Register(*pending_requests_.back());
+    if (pending_requests_.back().get() == registered) continue;
+    registered = pending_requests_.back().get();
+    index_.Register(*registered);
   }
   for (const auto& p : s_.bound_pods) index_.Register(PodRequestsWithPodCount(p));
   for (const auto& p : s_.daemon_set_pods) index_.Register(PodRequestsWithPodCount(p));
@@ -368,6 +380,7 @@ void Solver::Refresh(int p) {
   if (base == class_by_signature_.end()) {
     base = class_by_signature_.emplace(ps.info.signature, static_cast<int>(classes_.size())).first;
     classes_.emplace_back();
+    class_signature_.push_back(&base->first);
   }
   ps.base_cls = base->second;
 }
@@ -398,10 +411,24 @@ void Solver::BuildPods() {
   for (const auto& ps : pods_) any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
   for (const auto& p : s_.bound_pods) any_topology_ = any_topology_ || HasRequiredAntiAffinity(p);
   for (size_t i = 0; i < pods_.size(); ++i) {
-    Refresh(static_cast<int>(i));
+    PodState& ps = pods_[i];
+    const PodState* prev = i > 0 ? &pods_[i - 1] : nullptr;
+    if (prev != nullptr && !ps.fatal && !prev->fatal && prev->info.request_list == ps.info.request_list &&
+        SamePlacementSpec(*prev->pod, *ps.pod)) {
+      // Same PodInfo as the pod before it but for the key: copied, not recomputed (pods of one
+      // template arrive in runs). The signature stays with the class (class_signature_).
+      ps.info.key = PodKey(*ps.pod);
+      ps.info.requests = prev->info.requests;
+      ps.info.requirements = prev->info.requirements;
+      ps.info.strict_requirements = prev->info.strict_requirements;
+      ps.info.host_ports = prev->info.host_ports;
+      ps.base_cls = prev->base_cls;
+    } else {
+      Refresh(static_cast<int>(i));
+    }
     // Only the lower bound reads it.
     if (opts_.compute_lower_bound) {
-      pods_[i].lb_key = pods_[i].info.signature + "#" + TermKey(*pods_[i].pod);
+      ps.lb_key = *class_signature_[ps.base_cls] + "#" + TermKey(*ps.pod);
     }
   }
 }
@@ -650,24 +677,30 @@ int Solver::MemoId(int k) {
   return it->second;
 }
 
-// Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
-// a pod; it can only move towards the back.
-void Solver::Promote(int k) {
-  int pos = claim_pos_[k];
-  const size_t my = claims_[k].pods.size();
-  while (pos + 1 < static_cast<int>(claim_order_.size())) {
-    int next = claim_order_[pos + 1];
-    size_t n = claims_[next].pods.size();
-    if (n < my || (n == my && next < k)) {
-      claim_order_[pos] = next;
-      claim_pos_[next] = pos;
-      ++pos;
+size_t Solver::OrderBound(size_t from, size_t count, int k) const {
+  size_t lo = from, hi = claim_order_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const size_t n = claim_order_count_[mid];
+    if (n < count || (n == count && claim_order_[mid] < k)) {
+      lo = mid + 1;
     } else {
-      break;
+      hi = mid;
     }
   }
-  claim_order_[pos] = k;
-  claim_pos_[k] = pos;
+  return lo;
+}
+
+// Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
+// a pod; it can only move towards the back, past the claims now below it.
+void Solver::Promote(int k) {
+  const size_t my = claims_[k].pods.size();
+  const size_t pos = OrderBound(0, my - 1, k);  // where k is (its count was my - 1)
+  const size_t end = OrderBound(pos + 1, my, k);
+  std::rotate(claim_order_.begin() + pos, claim_order_.begin() + pos + 1, claim_order_.begin() + end);
+  std::rotate(claim_order_count_.begin() + pos, claim_order_count_.begin() + pos + 1,
+              claim_order_count_.begin() + end);
+  claim_order_count_[end - 1] = my;
 }
 
 const std::string& Solver::TemplateCheck(int p, int t) {
@@ -820,13 +853,11 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   if (topology_ && ps.counts) topology_->Record(*ps.pod, tm.taints, c.requirements);
   int k = static_cast<int>(claims_.size());
   claims_.push_back(std::move(c));
-  // A new claim holds one pod: it goes before every claim with more (ties: creation order).
-  auto pos = std::find_if(claim_order_.begin(), claim_order_.end(),
-                          [&](int o) { return claims_[o].pods.size() > 1; });
-  const size_t from = static_cast<size_t>(pos - claim_order_.begin());
-  claim_order_.insert(pos, k);
-  claim_pos_.push_back(0);
-  for (size_t i = from; i < claim_order_.size(); ++i) claim_pos_[claim_order_[i]] = static_cast<int>(i);
+  // A new claim holds one pod: it goes before every claim with more (ties: creation order,
+  // and it is the newest).
+  const size_t pos = OrderBound(0, 1, k);
+  claim_order_.insert(claim_order_.begin() + pos, k);
+  claim_order_count_.insert(claim_order_count_.begin() + pos, 1);
   return true;
 }
 
@@ -1343,8 +1374,15 @@ void Solver::Finalize(Results& out) {
     n.taints = tm.taints;
     n.requests = tm.daemon_list;
     n.pods.reserve(c.pods.size());
+    // Pods sharing a request list tend to sit together: each run is added in one step.
+    for (size_t i = 0; i < c.pods.size();) {
+      const api::ResourceList* list = pods_[c.pods[i]].info.request_list.get();
+      size_t j = i + 1;
+      while (j < c.pods.size() && pods_[c.pods[j]].info.request_list.get() == list) ++j;
+      n.requests.AddTimes(*list, static_cast<int64_t>(j - i));
+      i = j;
+    }
     for (int p : c.pods) {
-      n.requests.Add(*pods_[p].info.request_list);
       // Moved: a pod is on one NodeClaim, and nothing reads its key after this (unschedulable
       // pods, the only later readers, are on none).
       n.pods.push_back(std::move(pods_[p].info.key));
