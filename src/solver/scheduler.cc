@@ -86,6 +86,15 @@ std::string CanonicalKey(const scheduling::Requirements& reqs) {
   return out;
 }
 
+// Fits, against a row of Solver::type_allocatable_.
+inline bool FitsRow(const ResourceVector& request, const int64_t* capacity) {
+  const size_t n = request.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (request[i] > capacity[i]) return false;
+  }
+  return true;
+}
+
 struct TypeInfo {
   const cloud::InstanceType* type = nullptr;
   ResourceVector allocatable;
@@ -153,9 +162,11 @@ struct PodState {
   // Pods whose hostname constraints exclude the same NodeClaims share this class (index into
   // Solver::excluded_); -1 when no hostname constraint can exclude it.
   int host_exclusion = -1;
-  // Topology::ConstraintKeys of the pod, valid while memo_epoch == Solver::topology_epoch_.
+  // Topology::ConstraintKeys of the pod, valid while memo_epoch == Solver::topology_epoch_,
+  // and Solver::memo_cache_'s entry for them (null when they include the hostname).
   std::vector<std::string> memo_keys;
   int memo_epoch = -1;
+  std::vector<std::pair<int, int>>* memo_ids = nullptr;
   bool counts = false;    // where it lands changes topology counts
   std::string error;
   bool placed = false;
@@ -200,8 +211,10 @@ class Solver {
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
-  std::vector<int> FilterOptions(const ClaimState& c, const ResourceVector& requests,
-                                 const scheduling::Requirements& reqs, bool reqs_changed) const;
+  // The options of c that hold `requests` and suit `reqs`, in order, into `kept`.
+  void FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                     const scheduling::Requirements& reqs, bool reqs_changed,
+                     std::vector<int>& kept) const;
   void SetMaxAllocatable(ClaimState& c) const;
   bool DropsMax(const ClaimState& c, const std::vector<int>& kept) const;
   bool EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
@@ -212,6 +225,12 @@ class Solver {
   scheduling::CompatibilityOptions allow_;
   ResourceIndex index_;
   std::vector<TypeInfo> types_;
+  // Every type's allocatable in one array (row t at t * index_.size()): the option loops read
+  // it for hundreds of types per attempt, and rows side by side stay in cache.
+  std::vector<int64_t> type_allocatable_;
+  const int64_t* Allocatable(int t) const {
+    return type_allocatable_.data() + static_cast<size_t>(t) * static_cast<size_t>(index_.size());
+  }
   // Every label key some instance type or offering requires (the only keys type checks read).
   std::set<std::string, std::less<>> type_keys_;
   // FilterOptions' memo: requirements on type_keys_ (canonical text) -> per type, 1 when its
@@ -249,7 +268,7 @@ class Solver {
   // The claim's requirements on those keys are interned (memo_ids_) and cached per claim and
   // requirements version, so the check costs O(1) per claim. Reading the claim's requirements
   // rather than the pod-narrowed ones is finer, hence as exact.
-  std::vector<std::string> memo_keys_;
+  const std::vector<std::string>* memo_keys_ = nullptr;
   bool memo_on_ = false;
   int topology_epoch_ = 0;  // bumped by every Topology::Update
   std::vector<std::pair<int, int>>* memo_ids_of_claim_ = nullptr;  // (version + 1, id)
@@ -257,8 +276,11 @@ class Solver {
   std::unordered_map<std::string, int> memo_ids_;  // interned requirement texts
   std::vector<uint8_t> memo_failed_;               // by id, for the current Place
   ResourceVector scratch_requests_;                // TryClaim's tentative claim requests
+  std::vector<int> scratch_options_;               // TryClaim's filtered options
   std::vector<int> memo_failed_list_;              // ids set in memo_failed_
   int MemoId(int k);
+  // Sets the pod's memo_keys and memo_ids for the current topology_epoch_.
+  void UpdateMemoKeys(PodState& ps);
 };
 
 void Solver::BuildIndex() {
@@ -288,6 +310,8 @@ void Solver::BuildIndex() {
 void Solver::BuildTypes() {
   for (const auto& t : s_.instance_types) {
     types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
+    type_allocatable_.insert(type_allocatable_.end(), types_.back().allocatable.begin(),
+                             types_.back().allocatable.end());
     for (const auto& r : t->requirements) type_keys_.insert(r.key());
     for (const auto& o : t->offerings) {
       for (const auto& r : o.requirements) type_keys_.insert(r.key());
@@ -452,10 +476,28 @@ core::Status Solver::BuildTopology() {
   return core::Status::Ok();
 }
 
+void Solver::UpdateMemoKeys(PodState& ps) {
+  ps.memo_keys = topology_->ConstraintKeys(*ps.pod);
+  ps.memo_epoch = topology_epoch_;
+  ps.memo_ids = nullptr;
+  if (std::find(ps.memo_keys.begin(), ps.memo_keys.end(), scheduling::kLabelHostname) !=
+      ps.memo_keys.end()) {
+    return;
+  }
+  std::string joined;
+  for (const auto& key : ps.memo_keys) {
+    joined += key;
+    joined += '\n';
+  }
+  ps.memo_ids = &memo_cache_[joined];
+}
+
 void Solver::RefreshTopology(int p) {
   PodState& ps = pods_[p];
   ps.topology = topology_->MayConstrain(*ps.pod);
   ps.counts = topology_->Counts(*ps.pod);
+  // While topology still remembers this pod (one-entry cache of Topology's lookups).
+  if (ps.topology) UpdateMemoKeys(ps);
   ps.host_exclusion = -1;
   std::vector<int64_t> key = topology_->HostExclusionKey(*ps.pod);
   if (key.empty()) return;
@@ -492,7 +534,11 @@ bool Solver::TryExisting(int p, int e) {
 
 void Solver::SetMaxAllocatable(ClaimState& c) const {
   c.max_allocatable = index_.Zero();
-  for (int t : c.options) MaxInto(c.max_allocatable, types_[t].allocatable);
+  const size_t n = c.max_allocatable.size();
+  for (int t : c.options) {
+    const int64_t* a = Allocatable(t);
+    for (size_t r = 0; r < n; ++r) c.max_allocatable[r] = std::max(c.max_allocatable[r], a[r]);
+  }
 }
 
 // `kept` is c.options filtered (same order). The entry-wise maximum over it can differ from
@@ -504,7 +550,7 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
       ++j;
       continue;
     }
-    const ResourceVector& a = types_[t].allocatable;
+    const int64_t* a = Allocatable(t);
     for (int r = 0; r < index_.size(); ++r) {
       if (a[r] >= c.max_allocatable[r]) return true;
     }
@@ -512,10 +558,10 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
   return false;
 }
 
-std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
-                                       const scheduling::Requirements& reqs,
-                                       bool reqs_changed) const {
-  std::vector<int> kept;
+void Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                           const scheduling::Requirements& reqs, bool reqs_changed,
+                           std::vector<int>& kept) const {
+  kept.clear();
   kept.reserve(c.options.size());
   // Whether a type suits `reqs` depends only on the keys types and offerings define; claims
   // narrowed the same way on those keys (e.g. to one zone) share the answers.
@@ -529,7 +575,7 @@ std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector
     if (suits->empty()) suits->assign(types_.size(), -1);
   }
   for (int t : c.options) {
-    if (!Fits(requests, types_[t].allocatable)) continue;
+    if (!FitsRow(requests, Allocatable(t))) continue;
     if (suits != nullptr) {
       int8_t& ok = (*suits)[t];
       if (ok < 0) {
@@ -540,7 +586,6 @@ std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector
     }
     kept.push_back(t);
   }
-  return kept;
 }
 
 bool Solver::EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
@@ -613,13 +658,14 @@ bool Solver::TryClaim(int p, int k) {
     // Nothing narrows: only resources can rule types out.
     const bool all_fit = !c.options.empty() &&
                          std::all_of(c.options.begin(), c.options.end(), [&](int o) {
-                           return Fits(requests, types_[o].allocatable);
+                           return FitsRow(requests, Allocatable(o));
                          });
     if (!all_fit) {
-      std::vector<int> kept = FilterOptions(c, requests, c.requirements, false);
+      std::vector<int>& kept = scratch_options_;
+      FilterOptions(c, requests, c.requirements, false, kept);
       if (kept.empty()) return dead();
       max_may_drop = DropsMax(c, kept);
-      c.options = std::move(kept);
+      c.options.swap(kept);  // the old buffer is reused next time
     }
   } else {
     // Ask topology first, against the claim's requirements narrowed by the pod's (copied only
@@ -647,13 +693,18 @@ bool Solver::TryClaim(int p, int k) {
     }
     scheduling::Requirements merged = narrowed ? std::move(*narrowed) : c.requirements;
     if (topology_reqs) merged.Add(*topology_reqs);
-    std::vector<int> kept = FilterOptions(c, requests, merged, !(merged == c.requirements));
+    const bool changed = !(merged == c.requirements);
+    std::vector<int>& kept = scratch_options_;
+    FilterOptions(c, requests, merged, changed, kept);
     if (kept.empty()) return failed();
     if (!EnforceMinValues(merged, kept, nullptr)) return failed();
     max_may_drop = DropsMax(c, kept);
-    c.options = std::move(kept);
-    c.requirements = std::move(merged);
-    ++c.version;
+    c.options.swap(kept);  // the old buffer is reused next time
+    // Equal requirements stay as they are, and so does the version (MemoId's cache key).
+    if (changed || (merged.HasMinValues() && !(merged == c.requirements))) {
+      c.requirements = std::move(merged);
+      ++c.version;
+    }
   }
   c.requests.swap(requests);
   if (max_may_drop) SetMaxAllocatable(c);
@@ -670,7 +721,7 @@ int Solver::MemoId(int k) {
   const ClaimState& c = claims_[k];
   if (ids[k].first == c.version + 1) return ids[k].second;
   std::string text;
-  for (const auto& key : memo_keys_) AppendCanonical(c.requirements.Get(key), text);
+  for (const auto& key : *memo_keys_) AppendCanonical(c.requirements.Get(key), text);
   auto [it, inserted] = memo_ids_.emplace(std::move(text), static_cast<int>(memo_ids_.size()));
   if (inserted) memo_failed_.push_back(0);
   ids[k] = {c.version + 1, it->second};
@@ -806,8 +857,10 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   AddTo(c.requests, ps.info.requests);
   const std::vector<int>& candidates = cs.tmpl_types[t];
   std::vector<int> fitting, within_limits;
+  fitting.reserve(candidates.size());
+  within_limits.reserve(candidates.size());
   for (int i : candidates) {
-    if (!Fits(c.requests, types_[i].allocatable)) continue;
+    if (!FitsRow(c.requests, Allocatable(i))) continue;
     if (narrowed) {
       const cloud::InstanceType& it = *types_[i].type;
       if (!it.requirements.IntersectsWith(c.requirements) ||
@@ -868,20 +921,12 @@ bool Solver::Place(int p) {
   }
   memo_on_ = false;
   if (topology_ && ps.topology && !claim_order_.empty()) {
-    if (ps.memo_epoch != topology_epoch_) {
-      ps.memo_keys = topology_->ConstraintKeys(*ps.pod);
-      ps.memo_epoch = topology_epoch_;
-    }
-    memo_keys_ = ps.memo_keys;
-    memo_on_ = std::find(memo_keys_.begin(), memo_keys_.end(), scheduling::kLabelHostname) ==
-               memo_keys_.end();
+    if (ps.memo_epoch != topology_epoch_) UpdateMemoKeys(ps);
+    memo_keys_ = &ps.memo_keys;
+    memo_on_ = ps.memo_ids != nullptr;
+    memo_ids_of_claim_ = ps.memo_ids;
     for (int id : memo_failed_list_) memo_failed_[id] = 0;
     memo_failed_list_.clear();
-    if (memo_on_) {
-      std::string joined;
-      for (const auto& key : memo_keys_) joined += key + '\n';
-      memo_ids_of_claim_ = &memo_cache_[joined];
-    }
   }
   // The cached verdicts TryClaim starts with, checked here too: with thousands of claims, most
   // are already ruled out for this pod, and skipping them inline keeps the scan cheap.
