@@ -127,7 +127,6 @@ struct ExistingState {
 // A NodeClaim being built (Karpenter's scheduling.NodeClaim).
 struct ClaimState {
   int tmpl = 0;
-  int version = 0;  // bumped whenever `requirements` changes
   std::string hostname;
   scheduling::Requirements requirements;
   std::vector<int> pods;
@@ -272,6 +271,9 @@ class Solver {
   bool memo_on_ = false;
   int topology_epoch_ = 0;  // bumped by every Topology::Update
   std::vector<std::pair<int, int>>* memo_ids_of_claim_ = nullptr;  // (version + 1, id)
+  // Per claim, bumped whenever its requirements change; apart from the claims, so the scan
+  // over claims reads it without touching them.
+  std::vector<int> claim_version_;
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> memo_cache_;  // by keys
   std::unordered_map<std::string, int> memo_ids_;  // interned requirement texts
   std::vector<uint8_t> memo_failed_;               // by id, for the current Place
@@ -703,7 +705,7 @@ bool Solver::TryClaim(int p, int k) {
     // Equal requirements stay as they are, and so does the version (MemoId's cache key).
     if (changed || (merged.HasMinValues() && !(merged == c.requirements))) {
       c.requirements = std::move(merged);
-      ++c.version;
+      ++claim_version_[k];
     }
   }
   c.requests.swap(requests);
@@ -719,12 +721,13 @@ int Solver::MemoId(int k) {
   std::vector<std::pair<int, int>>& ids = *memo_ids_of_claim_;
   if (ids.size() < claims_.size()) ids.resize(claims_.size(), {0, -1});
   const ClaimState& c = claims_[k];
-  if (ids[k].first == c.version + 1) return ids[k].second;
+  const int version = claim_version_[k];
+  if (ids[k].first == version + 1) return ids[k].second;
   std::string text;
   for (const auto& key : *memo_keys_) AppendCanonical(c.requirements.Get(key), text);
   auto [it, inserted] = memo_ids_.emplace(std::move(text), static_cast<int>(memo_ids_.size()));
   if (inserted) memo_failed_.push_back(0);
-  ids[k] = {c.version + 1, it->second};
+  ids[k] = {version + 1, it->second};
   return it->second;
 }
 
@@ -910,6 +913,7 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   // and it is the newest).
   const size_t pos = OrderBound(0, 1, k);
   claim_order_.insert(claim_order_.begin() + pos, k);
+  claim_version_.push_back(0);
   claim_order_count_.insert(claim_order_count_.begin() + pos, 1);
   return true;
 }
@@ -1312,7 +1316,8 @@ void Solver::Finalize(Results& out) {
   out.new_node_claims.reserve(claims_.size());
   for (ClaimState& c : claims_) {
     const Template& tm = templates_[c.tmpl];
-    scheduling::Requirements reqs = c.requirements;
+    // Moved: nothing reads the claim's requirements after this.
+    scheduling::Requirements reqs = std::move(c.requirements);
     reqs.Remove(scheduling::kLabelHostname);
     Priced& cache = prices_by_reqs[CanonicalKey(reqs)];
     std::vector<double>& prices = cache.prices;
@@ -1346,6 +1351,9 @@ void Solver::Finalize(Results& out) {
         if (is_option[t]) priced.emplace_back(prices[t], types_[t].type);
       }
       for (int t : c.options) is_option[t] = 0;
+      // Without minValues OrderAndTruncate keeps the cheapest kMaxInstanceTypes of an ordered
+      // list: cut here, so it does not walk the rest.
+      if (!reqs.HasMinValues() && priced.size() > kMaxInstanceTypes) priced.resize(kMaxInstanceTypes);
     } else {
       for (int t : c.options) {
         if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);

@@ -66,9 +66,12 @@ core::Result<std::unique_ptr<Topology>> Topology::Create(
   t->nodes_ = cluster.nodes;
   for (size_t i = 0; i < t->nodes_.size(); ++i) t->node_index_[t->nodes_[i].name] = i;
   // The pods being scheduled are not counted where they are now: they are moving.
-  for (const api::Pod* p : pending) t->excluded_.insert(PodIdentity(*p));
+  std::set<std::string> excluded;  // their identities; only needed when pods are bound
+  if (!cluster.bound_pods.empty()) {
+    for (const api::Pod* p : pending) excluded.insert(PodIdentity(*p));
+  }
   for (const api::Pod* p : cluster.bound_pods) {
-    if (IgnoredForTopology(*p) || t->excluded_.count(PodIdentity(*p)) > 0) continue;
+    if (IgnoredForTopology(*p) || excluded.count(PodIdentity(*p)) > 0) continue;
     if (t->node_index_.count(p->spec.node_name) == 0) continue;  // leaked on a deleted node
     t->bound_pods_.push_back(*p);
   }
@@ -145,10 +148,8 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
         tg->Record(node->name);
       }
     }
-    const std::string id = PodIdentity(pod);
     last_owned_pod_ = nullptr;  // owned_ may gain an entry
-    tg->AddOwner(id);
-    InsertSorted(owned_[id].inverse, position_.at(tg));
+    InsertSorted(owned_[PodIdentity(pod)].inverse, position_.at(tg));
   }
   return core::Status::Ok();
 }
@@ -156,9 +157,8 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
 core::Status Topology::Update(const api::Pod& pod) {
   const std::string id = PodIdentity(pod);
   last_owned_pod_ = nullptr;  // owned_ may gain an entry
-  // owned_ lists every group the pod owns, so only those need asking (not every group).
+  // The groups it owns are derived afresh below (its constraints may have been relaxed).
   if (auto it = owned_.find(id); it != owned_.end()) {
-    for (size_t i : it->second.groups) groups_[i]->RemoveOwner(id);
     it->second.groups.clear();
   }
 
@@ -204,7 +204,6 @@ core::Status Topology::Update(const api::Pod& pod) {
 
   for (auto& group : wanted) {
     TopologyGroup* g = Intern(groups_, group_index_, std::move(group), /*count_existing=*/true);
-    g->AddOwner(id);
     InsertSorted(owned_[id].groups, position_.at(g));
   }
   return core::Status::Ok();

@@ -185,7 +185,6 @@ class Topology {
 
   DomainGroups domains_;
   std::map<std::string, api::Labels> namespace_labels_;
-  std::set<std::string> excluded_;            // identities of pending pods
   std::vector<TopologyNode> nodes_;           // copies of TopologyCluster::nodes
   std::map<std::string, size_t> node_index_;  // node name -> nodes_ index
   std::vector<api::Pod> bound_pods_;  // counted pods: bound, live, not pending, on a known node
@@ -194,7 +193,7 @@ class Topology {
   std::vector<std::unique_ptr<TopologyGroup>> inverse_groups_;
   std::map<std::string, TopologyGroup*> group_index_;  // constraint key -> group
   std::map<std::string, TopologyGroup*> inverse_index_;
-  // Pod identity -> the groups it owns; mirrors TopologyGroup::IsOwnedBy. Hashed (looked up
+  // Pod identity -> the groups it owns (the one record of ownership). Hashed (looked up
   // by string_view without a copy): uids share long prefixes, which a tree compares again and
   // again. Never iterated, so its order does not matter.
   struct IdentityHash {
