@@ -132,14 +132,23 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
   for (const auto& term : pod.spec.affinity->pod_anti_affinity->required) {
     auto namespaces = NamespacesFor(pod, term);
     if (!namespaces.ok()) return namespaces.status();
-    auto group = std::make_unique<TopologyGroup>(
-        TopologyType::kPodAntiAffinity, term.topology_key, pod, std::move(*namespaces),
-        MergedSelector(term.label_selector, pod.metadata.labels, term.match_label_keys,
-                       term.mismatch_label_keys),
-        std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter(),
-        DomainsFor(term.topology_key));
-    TopologyGroup* tg = Intern(inverse_groups_, inverse_index_, std::move(group),
-                               /*count_existing=*/false);
+    std::optional<api::LabelSelector> selector = MergedSelector(
+        term.label_selector, pod.metadata.labels, term.match_label_keys, term.mismatch_label_keys);
+    // Built only when no group has this constraint yet.
+    const std::string constraint = TopologyGroup::ConstraintKey(
+        TopologyType::kPodAntiAffinity, term.topology_key, *namespaces, selector,
+        std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter());
+    TopologyGroup* tg = nullptr;
+    if (auto it = inverse_index_.find(constraint); it != inverse_index_.end()) {
+      tg = it->second;
+    } else {
+      tg = Intern(inverse_groups_, inverse_index_,
+                  std::make_unique<TopologyGroup>(
+                      TopologyType::kPodAntiAffinity, term.topology_key, pod, std::move(*namespaces),
+                      std::move(selector), std::numeric_limits<int>::max(), std::nullopt,
+                      TopologyNodeFilter(), DomainsFor(term.topology_key)),
+                  /*count_existing=*/false);
+    }
     if (node != nullptr) {
       auto it = node->labels.find(tg->key());
       if (it != node->labels.end()) {
@@ -167,16 +176,24 @@ core::Status Topology::Update(const api::Pod& pod) {
         AddInverseAntiAffinity(pod, nullptr).WithPrefix("updating inverse anti-affinities"));
   }
 
-  std::vector<std::unique_ptr<TopologyGroup>> wanted;
+  // The pod's constraints, all derived before any joins a group (a failure leaves none).
+  struct Wanted {
+    TopologyType type;
+    std::string key;
+    std::set<std::string> namespaces;
+    std::optional<api::LabelSelector> selector;
+    int max_skew;
+    std::optional<int> min_domains;
+    TopologyNodeFilter filter;
+  };
+  std::vector<Wanted> wanted;
   for (const auto& tsc : pod.spec.topology_spread_constraints) {
     const bool honor_taints = tsc.node_taints_policy == "Honor";
     const bool honor_affinity = tsc.node_affinity_policy != "Ignore";
-    wanted.push_back(std::make_unique<TopologyGroup>(
-        TopologyType::kSpread, tsc.topology_key, pod,
-        std::set<std::string>{pod.metadata.namespace_},
+    wanted.push_back(Wanted{
+        TopologyType::kSpread, tsc.topology_key, std::set<std::string>{pod.metadata.namespace_},
         MergedSelector(tsc.label_selector, pod.metadata.labels, tsc.match_label_keys, {}),
-        tsc.max_skew, tsc.min_domains, TopologyNodeFilter(pod, honor_taints, honor_affinity),
-        DomainsFor(tsc.topology_key)));
+        tsc.max_skew, tsc.min_domains, TopologyNodeFilter(pod, honor_taints, honor_affinity)});
   }
   auto add_terms = [&](TopologyType type, const api::PodAffinity& affinity) -> core::Status {
     std::vector<const api::PodAffinityTerm*> terms;
@@ -185,12 +202,10 @@ core::Status Topology::Update(const api::Pod& pod) {
     for (const api::PodAffinityTerm* term : terms) {
       auto namespaces = NamespacesFor(pod, *term);
       if (!namespaces.ok()) return namespaces.status().WithPrefix("updating affinities");
-      wanted.push_back(std::make_unique<TopologyGroup>(
-          type, term->topology_key, pod, std::move(*namespaces),
-          MergedSelector(term->label_selector, pod.metadata.labels, term->match_label_keys,
-                         term->mismatch_label_keys),
-          std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter(),
-          DomainsFor(term->topology_key)));
+      wanted.push_back(Wanted{type, term->topology_key, std::move(*namespaces),
+                              MergedSelector(term->label_selector, pod.metadata.labels,
+                                             term->match_label_keys, term->mismatch_label_keys),
+                              std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter()});
     }
     return core::Status::Ok();
   };
@@ -202,8 +217,21 @@ core::Status Topology::Update(const api::Pod& pod) {
         add_terms(TopologyType::kPodAntiAffinity, *pod.spec.affinity->pod_anti_affinity));
   }
 
-  for (auto& group : wanted) {
-    TopologyGroup* g = Intern(groups_, group_index_, std::move(group), /*count_existing=*/true);
+  // Each joins the group with its constraint key; a group is built only for a key not seen
+  // yet (a Deployment's replicas mostly find theirs).
+  for (Wanted& w : wanted) {
+    const std::string constraint = TopologyGroup::ConstraintKey(
+        w.type, w.key, w.namespaces, w.selector, w.max_skew, w.min_domains, w.filter);
+    TopologyGroup* g = nullptr;
+    if (auto it = group_index_.find(constraint); it != group_index_.end()) {
+      g = it->second;
+    } else {
+      g = Intern(groups_, group_index_,
+                 std::make_unique<TopologyGroup>(w.type, w.key, pod, std::move(w.namespaces),
+                                                 std::move(w.selector), w.max_skew, w.min_domains,
+                                                 std::move(w.filter), DomainsFor(w.key)),
+                 /*count_existing=*/true);
+    }
     InsertSorted(owned_[id].groups, position_.at(g));
   }
   return core::Status::Ok();

@@ -64,6 +64,11 @@ class TopologyGroup {
   // A canonical text of the constraint (type, key, namespaces, selector, skew, minDomains,
   // filter): equal constraints share one group, so a Deployment's 100 replicas count once.
   const std::string& constraint_key() const { return constraint_key_; }
+  // The constraint_key() a group built from these arguments would have, without building it.
+  static std::string ConstraintKey(TopologyType type, const std::string& key,
+                                   const std::set<std::string>& namespaces,
+                                   const std::optional<api::LabelSelector>& selector, int max_skew,
+                                   std::optional<int> min_domains, const TopologyNodeFilter& filter);
 
   // Count per known domain.
   const std::map<std::string, int>& counts() const { return counts_; }
