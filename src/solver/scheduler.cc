@@ -180,6 +180,16 @@ struct ClassState {
   std::vector<uint8_t> tmpl_checked;
   std::vector<std::string> tmpl_failure;      // permanent reason, "" when compatible
   std::vector<std::vector<int>> tmpl_types;   // compatible types (requirements + offerings)
+  // Per template: the types of tmpl_types a new NodeClaim for one pod of the class fits on,
+  // and their entry-wise maximum allocatable and capacity. Fixed while topology does not
+  // narrow the NodeClaim (TryNewClaim), so computed once.
+  struct NewClaimTypes {
+    bool known = false;
+    std::vector<int> fitting;
+    ResourceVector max_allocatable;
+    ResourceVector max_capacity;
+  };
+  std::vector<NewClaimTypes> new_claim;
 };
 
 class Solver {
@@ -202,6 +212,9 @@ class Solver {
   bool TryExisting(int p, int e);
   bool TryClaim(int p, int k);
   bool TryNewClaim(int p, int t, std::string* reason);
+  // Records pod p on `c`, TryNewClaim's new NodeClaim from template t (options, limits and
+  // requirements settled), and adds it to the claims. Returns true.
+  bool AddNewClaim(int p, int t, ClaimState c);
   const std::string& TemplateCheck(int p, int t);
   std::string ResourceFailure(int p, int t, const std::vector<int>& types) const;
   void Promote(int k);
@@ -764,6 +777,7 @@ const std::string& Solver::TemplateCheck(int p, int t) {
     cs.tmpl_checked.resize(templates_.size(), 0);
     cs.tmpl_failure.resize(templates_.size());
     cs.tmpl_types.resize(templates_.size());
+    cs.new_claim.resize(templates_.size());
   }
   if (cs.tmpl_checked[t]) return cs.tmpl_failure[t];
   cs.tmpl_checked[t] = 1;
@@ -859,6 +873,32 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   c.requests = tm.daemon;
   AddTo(c.requests, ps.info.requests);
   const std::vector<int>& candidates = cs.tmpl_types[t];
+  ClassState::NewClaimTypes* same = narrowed ? nullptr : &cs.new_claim[t];
+  if (same != nullptr && !same->known) {
+    same->known = true;
+    same->max_allocatable = index_.Zero();
+    same->max_capacity = index_.Zero();
+    for (int i : candidates) {
+      if (!FitsRow(c.requests, Allocatable(i))) continue;
+      same->fitting.push_back(i);
+      MaxInto(same->max_allocatable, types_[i].allocatable);
+      MaxInto(same->max_capacity, types_[i].capacity);
+    }
+  }
+  if (same != nullptr && !same->fitting.empty() &&
+      (!tm.has_limits || Fits(same->max_capacity, tm.remaining))) {
+    // Every fitting type is within the limits (none exceeds the largest): the loop below
+    // would keep them all.
+    if (!EnforceMinValues(c.requirements, same->fitting, reason)) return false;
+    c.options = same->fitting;
+    c.max_allocatable = same->max_allocatable;
+    if (tm.has_limits) {
+      for (int r = 0; r < index_.size(); ++r) {
+        if (tm.remaining[r] != kUnlimited) tm.remaining[r] -= same->max_capacity[r];
+      }
+    }
+    return AddNewClaim(p, t, std::move(c));
+  }
   std::vector<int> fitting, within_limits;
   fitting.reserve(candidates.size());
   within_limits.reserve(candidates.size());
@@ -895,8 +935,6 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   if (!EnforceMinValues(c.requirements, within_limits, reason)) return false;
   c.options = std::move(within_limits);
   SetMaxAllocatable(c);
-  c.ports.Add(ps.info.host_ports);
-  c.pods.push_back(p);
 
   // Karpenter's subtractMax: assume the largest option launches, so limits are never overshot.
   if (tm.has_limits) {
@@ -906,6 +944,14 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
       if (tm.remaining[r] != kUnlimited) tm.remaining[r] -= max_cap[r];
     }
   }
+  return AddNewClaim(p, t, std::move(c));
+}
+
+bool Solver::AddNewClaim(int p, int t, ClaimState c) {
+  PodState& ps = pods_[p];
+  const Template& tm = templates_[t];
+  c.ports.Add(ps.info.host_ports);
+  c.pods.push_back(p);
   if (topology_ && ps.counts) topology_->Record(*ps.pod, tm.taints, c.requirements);
   int k = static_cast<int>(claims_.size());
   claims_.push_back(std::move(c));
