@@ -291,7 +291,11 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
                       const scheduling::Requirements& pod_requirements,
                       const scheduling::Requirements& node_requirements,
                       scheduling::Requirements& out, const TopologyGroup** failed) const {
-  out = node_requirements;
+  // Every group answers from node_requirements as given, so the answers are collected first
+  // and applied to a copy only when all of them leave a domain: most calls fail, and copy
+  // nothing.
+  std::vector<scheduling::Requirement>& narrowing = narrowing_;
+  narrowing.clear();
   auto apply = [&](const TopologyGroup& group) {
     scheduling::Requirement domains = group.Get(pod, pod_requirements.Get(group.key()),
                                                 node_requirements.Get(group.key()));
@@ -299,7 +303,7 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
       *failed = &group;
       return false;
     }
-    out.Add(domains);
+    narrowing.push_back(std::move(domains));
     return true;
   };
   if (const Owned* owned = OwnedBy(pod)) {
@@ -311,6 +315,8 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
   for (const auto& g : inverse_groups_) {
     if (g->Counts(pod, taints, node_requirements) && !apply(*g)) return false;
   }
+  out = node_requirements;
+  for (const scheduling::Requirement& r : narrowing) out.Add(r);
   return true;
 }
 

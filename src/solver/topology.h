@@ -167,8 +167,8 @@ class Topology {
   };
   // The groups `pod` owns, or null when it owns none.
   const Owned* OwnedBy(const api::Pod& pod) const;
-  // Applies every constraint on P to `out` (a copy of node_requirements); on failure returns
-  // false and sets *failed to the first group that left no domain.
+  // Sets `out` to node_requirements with every constraint on P applied; on failure returns
+  // false, sets *failed to the first group that left no domain and leaves `out` alone.
   bool Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& pod_requirements,
               const scheduling::Requirements& node_requirements,
@@ -206,6 +206,8 @@ class Topology {
   mutable const api::Pod* last_owned_pod_ = nullptr;
   mutable std::string last_owned_uid_;
   mutable const Owned* last_owned_ = nullptr;
+  // Narrow's scratch list of the domains each group leaves (kept to reuse its storage).
+  mutable std::vector<scheduling::Requirement> narrowing_;
 };
 
 }  // namespace nodesmith::solver
