@@ -166,6 +166,9 @@ struct PodState {
   std::vector<std::string> memo_keys;
   int memo_epoch = -1;
   std::vector<std::pair<int, int>>* memo_ids = nullptr;
+  // Topology::SelectingGroups of the pod, valid while selecting_epoch == topology_epoch_.
+  std::vector<size_t> selecting;
+  int selecting_epoch = -1;
   bool counts = false;    // where it lands changes topology counts
   std::string error;
   bool placed = false;
@@ -296,6 +299,9 @@ class Solver {
   int MemoId(int k);
   // Sets the pod's memo_keys and memo_ids for the current topology_epoch_.
   void UpdateMemoKeys(PodState& ps);
+  // Topology::Record of the pod's placement on a node with `taints` and `requirements`.
+  void RecordTopology(PodState& ps, const std::vector<api::Taint>& taints,
+                      const scheduling::Requirements& requirements);
 };
 
 void Solver::BuildIndex() {
@@ -507,6 +513,15 @@ void Solver::UpdateMemoKeys(PodState& ps) {
   ps.memo_ids = &memo_cache_[joined];
 }
 
+void Solver::RecordTopology(PodState& ps, const std::vector<api::Taint>& taints,
+                            const scheduling::Requirements& requirements) {
+  if (ps.selecting_epoch != topology_epoch_) {
+    ps.selecting = topology_->SelectingGroups(*ps.pod);
+    ps.selecting_epoch = topology_epoch_;
+  }
+  topology_->Record(*ps.pod, taints, requirements, ps.selecting);
+}
+
 void Solver::RefreshTopology(int p) {
   PodState& ps = pods_[p];
   ps.topology = topology_->MayConstrain(*ps.pod);
@@ -543,7 +558,7 @@ bool Solver::TryExisting(int p, int e) {
   SubtractFrom(ex.available, ps.info.requests);
   ex.ports.Add(ps.info.host_ports);
   ex.pods.push_back(p);
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, ex.in->taints, ex.requirements);
+  if (topology_ && ps.counts) RecordTopology(ps, ex.in->taints, ex.requirements);
   return true;
 }
 
@@ -725,7 +740,7 @@ bool Solver::TryClaim(int p, int k) {
   if (max_may_drop) SetMaxAllocatable(c);
   c.ports.Add(ps.info.host_ports);
   c.pods.push_back(p);
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, t.taints, c.requirements);
+  if (topology_ && ps.counts) RecordTopology(ps, t.taints, c.requirements);
   Promote(k);
   return true;
 }
@@ -952,7 +967,7 @@ bool Solver::AddNewClaim(int p, int t, ClaimState c) {
   const Template& tm = templates_[t];
   c.ports.Add(ps.info.host_ports);
   c.pods.push_back(p);
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, tm.taints, c.requirements);
+  if (topology_ && ps.counts) RecordTopology(ps, tm.taints, c.requirements);
   int k = static_cast<int>(claims_.size());
   claims_.push_back(std::move(c));
   // A new claim holds one pod: it goes before every claim with more (ties: creation order,

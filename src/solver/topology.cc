@@ -409,10 +409,26 @@ std::vector<int64_t> Topology::HostExclusionKey(const api::Pod& pod) const {
   return key;
 }
 
+std::vector<size_t> Topology::SelectingGroups(const api::Pod& pod) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    if (groups_[i]->Selects(pod)) out.push_back(i);
+  }
+  return out;
+}
+
 void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
                       const scheduling::Requirements& requirements) {
-  for (auto& g : groups_) {
-    if (!g->Counts(pod, taints, requirements)) continue;
+  Record(pod, taints, requirements, SelectingGroups(pod));
+}
+
+void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
+                      const scheduling::Requirements& requirements,
+                      const std::vector<size_t>& selecting) {
+  // In groups_ order, as TopologyGroup::Counts over every group would take them.
+  for (size_t i : selecting) {
+    TopologyGroup* g = groups_[i].get();
+    if (!g->filter().Matches(taints, requirements)) continue;
     scheduling::Requirement domains = requirements.Get(g->key());
     if (g->type() == TopologyType::kPodAntiAffinity) {
       // Block every domain the pod may still land in.

@@ -139,6 +139,13 @@ class Topology {
   // every domain P may still land in.
   void Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& requirements);
+  // The same, given SelectingGroups(P) (as computed since the last Update): a caller that
+  // records one pod again and again asks which groups select it once.
+  void Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
+              const scheduling::Requirements& requirements, const std::vector<size_t>& selecting);
+  // The groups that select P (namespace and labels), as Record needs them; they change only
+  // with Update.
+  std::vector<size_t> SelectingGroups(const api::Pod& pod) const;
 
   // Makes `domain` of `topology_key` known (count 0) to every group on that key.
   void Register(const std::string& topology_key, const std::string& domain);
