@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -434,7 +435,7 @@ void Solver::BuildPods() {
   pods_.reserve(s_.pending_pods.size());
   for (size_t i = 0; i < s_.pending_pods.size(); ++i) {
     const api::Pod& p = s_.pending_pods[i];
-    PodState ps;
+    PodState& ps = pods_.emplace_back();  // built in place: no move of the whole state
     ps.pod = &p;
     ps.info.request_list = std::move(pending_requests_[i]);
     const bool strip = opts_.ignore_preferences &&
@@ -450,10 +451,9 @@ void Solver::BuildPods() {
       ps.pod = ps.prepared.get();
     }
     ps.original = ps.pod;
-    pods_.push_back(std::move(ps));
+    any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
   }
   pending_requests_.clear();
-  for (const auto& ps : pods_) any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
   for (const auto& p : s_.bound_pods) any_topology_ = any_topology_ || HasRequiredAntiAffinity(p);
   for (size_t i = 0; i < pods_.size(); ++i) {
     PodState& ps = pods_[i];
@@ -1358,7 +1358,7 @@ void Solver::RepackClaims() {
 }
 
 void Solver::Finalize(Results& out) {
-  std::set<std::string> names;
+  std::unordered_set<std::string> names;  // only asked whether a name is taken
   // Cheapest compatible offering per type, per distinct requirements: thousands of claims
   // usually share a handful of requirement sets (NodePool, zone, capacity type).
   // The launch offering is cached alike (nullptr with known = 1: none compatible).
