@@ -12,6 +12,23 @@ ResourceList& ResourceList::Add(const ResourceList& o) {
   return *this;
 }
 
+ResourceList& ResourceList::AddTimes(const ResourceList& o, int64_t n) {
+  // Repeated addition keeps the sum's format once it is non-zero, and takes the addend's while
+  // it is zero (Quantity::operator+=); saturation clamps at the same bound. With nothing
+  // negative the running sum can only leave zero once, so a product gives the same result.
+  bool exact = true;
+  for (const auto& [name, q] : o.items_) {
+    if (q.Sign() < 0 || Get(name).Sign() < 0) exact = false;
+  }
+  if (!exact) {
+    for (int64_t i = 0; i < n; ++i) Add(o);
+    return *this;
+  }
+  if (n <= 0) return *this;
+  for (const auto& [name, q] : o.items_) items_[name] += q * n;
+  return *this;
+}
+
 ResourceList& ResourceList::Subtract(const ResourceList& o) {
   for (const auto& [name, q] : o.items_) items_[name] -= q;
   return *this;

@@ -35,6 +35,9 @@ class ResourceList {
 
   // Adds every entry of `o` (names absent here are taken as zero).
   ResourceList& Add(const ResourceList& o);
+  // The same as Add(o) `n` times (n >= 0), values and formats alike; one multiplication per
+  // entry when nothing can pass through zero (every quantity involved non-negative).
+  ResourceList& AddTimes(const ResourceList& o, int64_t n);
   // Subtracts every entry of `o`; results may go negative.
   ResourceList& Subtract(const ResourceList& o);
   // Entry-wise maximum over names in either list; a name in only one list keeps that quantity

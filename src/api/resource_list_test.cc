@@ -31,6 +31,34 @@ TEST(ResourceList, AddMergesNamesFromBothSides) {
   EXPECT_EQ(a.String(), "cpu: 2, memory: 1Gi, pods: 1");
 }
 
+TEST(ResourceList, AddTimesIsRepeatedAdditionFormatsIncluded) {
+  // A zero sum takes the addend's format (BinarySI "1Gi"), a non-zero one keeps its own.
+  ResourceList once{{"cpu", Q("0")}, {"pods", Q("2")}};
+  ResourceList times = once;
+  const ResourceList pod{{"cpu", Q("250m")}, {"memory", Q("1Gi")}, {"pods", Q("1")}};
+  for (int i = 0; i < 3; ++i) once.Add(pod);
+  times.AddTimes(pod, 3);
+  EXPECT_EQ(times.String(), "cpu: 750m, memory: 3Gi, pods: 5");
+  EXPECT_EQ(times.String(), once.String());
+  for (const auto& [name, q] : once.items()) {
+    EXPECT_EQ(times.Get(name).format(), q.format()) << name;
+  }
+  times.AddTimes(pod, 0);
+  EXPECT_EQ(times.String(), once.String());
+}
+
+TEST(ResourceList, AddTimesThroughZeroMatchesRepeatedAddition) {
+  // -1024 + 1Ki reaches zero, where the next addend's format (BinarySI, "1Ki") is taken
+  // over; one product would have kept DecimalSI ("1024").
+  ResourceList once{{"memory", Q("-1024")}};
+  ResourceList times = once;
+  const ResourceList pod{{"memory", Q("1Ki")}};
+  for (int i = 0; i < 2; ++i) once.Add(pod);
+  times.AddTimes(pod, 2);
+  EXPECT_EQ(once.String(), "memory: 1Ki");
+  EXPECT_EQ(times.String(), once.String());
+}
+
 TEST(ResourceList, SubtractMayGoNegativeAndAddsMissingNames) {
   ResourceList a{{"cpu", Q("1")}};
   a.Subtract(ResourceList{{"cpu", Q("1500m")}, {"memory", Q("1Gi")}});

@@ -4,6 +4,7 @@
 
 #include "scheduling/pod_requests.h"
 #include "scheduling/taints.h"
+#include "solver/snapshot.h"
 
 namespace nodesmith::solver {
 namespace {
@@ -123,13 +124,48 @@ std::shared_ptr<const api::ResourceList> RequestLists::For(const api::Pod& pod) 
   return bucket.back().second;
 }
 
+namespace {
+
+bool HasHostPort(const std::vector<api::Container>& containers) {
+  for (const api::Container& c : containers) {
+    for (const api::ContainerPort& p : c.ports) {
+      if (p.host_port != 0) return true;
+    }
+  }
+  return false;
+}
+
+bool HasNodeAffinity(const api::PodSpec& spec) {
+  return spec.affinity && spec.affinity->node_affinity;
+}
+
+bool SameTolerations(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].key != b[i].key || a[i].op != b[i].op || a[i].value != b[i].value ||
+        a[i].effect != b[i].effect) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool SamePlacementSpec(const api::Pod& a, const api::Pod& b) {
+  // MakePodInfo reads, besides the key and the request list: the node selector and node
+  // affinity (requirements), the tolerations and host ports (signature, host_ports).
+  return !HasNodeAffinity(a.spec) && !HasNodeAffinity(b.spec) &&
+         a.spec.node_selector == b.spec.node_selector &&
+         SameTolerations(a.spec.tolerations, b.spec.tolerations) &&
+         !HasHostPort(a.spec.containers) && !HasHostPort(b.spec.containers) &&
+         !HasHostPort(a.spec.init_containers) && !HasHostPort(b.spec.init_containers);
+}
+
 PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,
                     std::shared_ptr<const api::ResourceList> request_list) {
   PodInfo info;
-  info.key.reserve(pod.metadata.namespace_.size() + 1 + pod.metadata.name.size());
-  info.key += pod.metadata.namespace_;
-  info.key += '/';
-  info.key += pod.metadata.name;
+  info.key = PodKey(pod);
   info.request_list = request_list ? std::move(request_list)
                                    : std::make_shared<const api::ResourceList>(PodRequestsWithPodCount(pod));
   info.requests = index.ToVector(*info.request_list);

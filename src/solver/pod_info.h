@@ -63,6 +63,12 @@ void AppendCanonicalText(const scheduling::Requirement& r, bool with_min_values,
 PodInfo MakePodInfo(const api::Pod& pod, const ResourceIndex& index,
                     std::shared_ptr<const api::ResourceList> request_list = nullptr);
 
+// True when MakePodInfo gives `a` and `b` equal fields other than the key, provided both have
+// the same request list: same node selector and tolerations, and neither has node affinity or
+// a host port. A test cheap enough to run per pod, so pods stamped from one template (which
+// arrive in runs) can share one computation; false whenever in doubt.
+bool SamePlacementSpec(const api::Pod& a, const api::Pod& b);
+
 // The first taint of `taints` the pod does not tolerate, or nullopt. Every effect counts
 // (PreferNoSchedule too, as in Karpenter, which tolerates it only through relaxation).
 std::optional<api::Taint> FirstUntoleratedTaint(const std::vector<api::Taint>& taints,

@@ -47,7 +47,7 @@ Queue::Queue(const std::vector<QueueKey>& keys)
     order.push_back(Entry{k.cpu_milli, k.memory_milli, k.creation_unix_nanos, Prefix(k.uid, common),
                           k.uid, static_cast<int>(i)});
   }
-  std::sort(order.begin(), order.end(), [](const Entry& l, const Entry& r) {
+  auto before = [](const Entry& l, const Entry& r) {
     if (l.cpu_milli != r.cpu_milli) return l.cpu_milli > r.cpu_milli;
     if (l.memory_milli != r.memory_milli) return l.memory_milli > r.memory_milli;
     if (l.creation_unix_nanos != r.creation_unix_nanos) {
@@ -56,7 +56,24 @@ Queue::Queue(const std::vector<QueueKey>& keys)
     if (l.uid_prefix != r.uid_prefix) return l.uid_prefix < r.uid_prefix;
     if (l.uid != r.uid) return l.uid < r.uid;
     return l.index < r.index;
-  });
+  };
+  // The order is total (the index breaks every tie), so any sort gives the same result. Pods
+  // often arrive as a few sorted runs (by name, one run per shape): those are merged, in
+  // linear time per run, instead of sorted from scratch.
+  constexpr size_t kMaxRuns = 8;
+  std::vector<size_t> run_starts{0};
+  for (size_t i = 1; i < order.size() && run_starts.size() <= kMaxRuns; ++i) {
+    if (before(order[i], order[i - 1])) run_starts.push_back(i);
+  }
+  if (run_starts.size() <= kMaxRuns) {
+    for (size_t r = 1; r < run_starts.size(); ++r) {
+      const size_t end = r + 1 < run_starts.size() ? run_starts[r + 1] : order.size();
+      std::inplace_merge(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(run_starts[r]),
+                         order.begin() + static_cast<std::ptrdiff_t>(end), before);
+    }
+  } else {
+    std::sort(order.begin(), order.end(), before);
+  }
   for (const Entry& e : order) pods_.push_back(e.index);
 }
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -87,6 +88,15 @@ std::string CanonicalKey(const scheduling::Requirements& reqs) {
   return out;
 }
 
+// Fits, against a row of Solver::type_allocatable_.
+inline bool FitsRow(const ResourceVector& request, const int64_t* capacity) {
+  const size_t n = request.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (request[i] > capacity[i]) return false;
+  }
+  return true;
+}
+
 struct TypeInfo {
   const cloud::InstanceType* type = nullptr;
   ResourceVector allocatable;
@@ -119,7 +129,6 @@ struct ExistingState {
 // A NodeClaim being built (Karpenter's scheduling.NodeClaim).
 struct ClaimState {
   int tmpl = 0;
-  int version = 0;  // bumped whenever `requirements` changes
   std::string hostname;
   scheduling::Requirements requirements;
   std::vector<int> pods;
@@ -144,6 +153,8 @@ struct PodState {
     }
     return *owned;
   }
+  // info.signature is left empty when the pod took its PodInfo from the pod before it
+  // (BuildPods); its class's signature is Solver::class_signature_[base_cls].
   PodInfo info;
   // Class by scheduling-relevant spec (PodInfo::signature): pods of one class share cached
   // NodePool checks and topology-free placement failures.
@@ -152,9 +163,14 @@ struct PodState {
   // Pods whose hostname constraints exclude the same NodeClaims share this class (index into
   // Solver::excluded_); -1 when no hostname constraint can exclude it.
   int host_exclusion = -1;
-  // Topology::ConstraintKeys of the pod, valid while memo_epoch == Solver::topology_epoch_.
+  // Topology::ConstraintKeys of the pod, valid while memo_epoch == Solver::topology_epoch_,
+  // and Solver::memo_cache_'s entry for them (null when they include the hostname).
   std::vector<std::string> memo_keys;
   int memo_epoch = -1;
+  std::vector<std::pair<int, int>>* memo_ids = nullptr;
+  // Topology::SelectingGroups of the pod, valid while selecting_epoch == topology_epoch_.
+  std::vector<size_t> selecting;
+  int selecting_epoch = -1;
   bool counts = false;    // where it lands changes topology counts
   std::string error;
   bool placed = false;
@@ -193,6 +209,16 @@ struct ClassState {
   std::vector<uint8_t> tmpl_checked;
   std::vector<std::string> tmpl_failure;      // permanent reason, "" when compatible
   std::vector<std::vector<int>> tmpl_types;   // compatible types (requirements + offerings)
+  // Per template: the types of tmpl_types a new NodeClaim for one pod of the class fits on,
+  // and their entry-wise maximum allocatable and capacity. Fixed while topology does not
+  // narrow the NodeClaim (TryNewClaim), so computed once.
+  struct NewClaimTypes {
+    bool known = false;
+    std::vector<int> fitting;
+    ResourceVector max_allocatable;
+    ResourceVector max_capacity;
+  };
+  std::vector<NewClaimTypes> new_claim;
 };
 
 class Solver {
@@ -215,6 +241,9 @@ class Solver {
   bool TryExisting(int p, int e);
   bool TryClaim(int p, int k);
   bool TryNewClaim(int p, int t, std::string* reason);
+  // Records pod p on `c`, TryNewClaim's new NodeClaim from template t (options, limits and
+  // requirements settled), and adds it to the claims. Returns true.
+  bool AddNewClaim(int p, int t, ClaimState c);
   const std::string& TemplateCheck(int p, int t);
   std::string ResourceFailure(int p, int t, const std::vector<int>& types) const;
   void Promote(int k);
@@ -228,8 +257,10 @@ class Solver {
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
-  std::vector<int> FilterOptions(const ClaimState& c, const ResourceVector& requests,
-                                 const scheduling::Requirements& reqs, bool reqs_changed) const;
+  // The options of c that hold `requests` and suit `reqs`, in order, into `kept`.
+  void FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                     const scheduling::Requirements& reqs, bool reqs_changed,
+                     std::vector<int>& kept) const;
   void SetMaxAllocatable(ClaimState& c) const;
   bool DropsMax(const ClaimState& c, const std::vector<int>& kept) const;
   bool EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
@@ -240,6 +271,12 @@ class Solver {
   scheduling::CompatibilityOptions allow_;
   ResourceIndex index_;
   std::vector<TypeInfo> types_;
+  // Every type's allocatable in one array (row t at t * index_.size()): the option loops read
+  // it for hundreds of types per attempt, and rows side by side stay in cache.
+  std::vector<int64_t> type_allocatable_;
+  const int64_t* Allocatable(int t) const {
+    return type_allocatable_.data() + static_cast<size_t>(t) * static_cast<size_t>(index_.size());
+  }
   // Every label key some instance type or offering requires (the only keys type checks read).
   std::set<std::string, std::less<>> type_keys_;
   // FilterOptions' memo: requirements on type_keys_ (canonical text) -> per type, 1 when its
@@ -253,9 +290,16 @@ class Solver {
   std::vector<std::shared_ptr<const api::ResourceList>> pending_requests_;  // until BuildPods
   std::vector<ClassState> classes_;
   std::unordered_map<std::string, int> class_by_signature_;
+  std::vector<const std::string*> class_signature_;  // by class: its key in class_by_signature_
   std::vector<ClaimState> claims_;
-  std::vector<int> claim_order_;  // claims by pod count ascending, then creation
-  std::vector<int> claim_pos_;
+  // Claims by pod count ascending, then creation (index), strictly: a claim's position is
+  // found by binary search. claim_order_count_[i] is the pod count of claim_order_[i], kept
+  // beside it so the searches read two dense arrays, not the claims.
+  std::vector<int> claim_order_;
+  std::vector<size_t> claim_order_count_;
+  // The first position in claim_order_ at or after `from` whose (pod count, index) is not
+  // below (count, k).
+  size_t OrderBound(size_t from, size_t count, int k) const;
   std::unique_ptr<Topology> topology_;
   // Per host-exclusion class: 1 for claims Topology::HostExcluded ruled out (final, since
   // topology counts only grow). Spares hostname anti-affinity pods a topology check against
@@ -272,24 +316,36 @@ class Solver {
   // The claim's requirements on those keys are interned (memo_ids_) and cached per claim and
   // requirements version, so the check costs O(1) per claim. Reading the claim's requirements
   // rather than the pod-narrowed ones is finer, hence as exact.
-  std::vector<std::string> memo_keys_;
+  const std::vector<std::string>* memo_keys_ = nullptr;
   bool memo_on_ = false;
   int topology_epoch_ = 0;  // bumped by every Topology::Update
   std::vector<std::pair<int, int>>* memo_ids_of_claim_ = nullptr;  // (version + 1, id)
+  // Per claim, bumped whenever its requirements change; apart from the claims, so the scan
+  // over claims reads it without touching them.
+  std::vector<int> claim_version_;
   std::unordered_map<std::string, std::vector<std::pair<int, int>>> memo_cache_;  // by keys
   std::unordered_map<std::string, int> memo_ids_;  // interned requirement texts
   std::vector<uint8_t> memo_failed_;               // by id, for the current Place
   ResourceVector scratch_requests_;                // TryClaim's tentative claim requests
+  std::vector<int> scratch_options_;               // TryClaim's filtered options
   std::vector<int> memo_failed_list_;              // ids set in memo_failed_
   int MemoId(int k);
+  // Sets the pod's memo_keys and memo_ids for the current topology_epoch_.
+  void UpdateMemoKeys(PodState& ps);
+  // Topology::Record of the pod's placement on a node with `taints` and `requirements`.
+  void RecordTopology(PodState& ps, const std::vector<api::Taint>& taints,
+                      const scheduling::Requirements& requirements);
 };
 
 void Solver::BuildIndex() {
   pending_requests_.reserve(s_.pending_pods.size());
   RequestLists lists;
+  const api::ResourceList* registered = nullptr;  // shared lists come in runs: registered once
   for (const auto& p : s_.pending_pods) {
     pending_requests_.push_back(lists.For(p));
-    index_.Register(*pending_requests_.back());
+    if (pending_requests_.back().get() == registered) continue;
+    registered = pending_requests_.back().get();
+    index_.Register(*registered);
   }
   for (const auto& p : s_.bound_pods) index_.Register(PodRequestsWithPodCount(p));
   for (const auto& p : s_.daemon_set_pods) index_.Register(PodRequestsWithPodCount(p));
@@ -308,6 +364,8 @@ void Solver::BuildIndex() {
 void Solver::BuildTypes() {
   for (const auto& t : s_.instance_types) {
     types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
+    type_allocatable_.insert(type_allocatable_.end(), types_.back().allocatable.begin(),
+                             types_.back().allocatable.end());
     for (const auto& r : t->requirements) type_keys_.insert(r.key());
     for (const auto& o : t->offerings) {
       for (const auto& r : o.requirements) type_keys_.insert(r.key());
@@ -400,6 +458,7 @@ void Solver::Refresh(int p) {
   if (base == class_by_signature_.end()) {
     base = class_by_signature_.emplace(ps.info.signature, static_cast<int>(classes_.size())).first;
     classes_.emplace_back();
+    class_signature_.push_back(&base->first);
   }
   ps.base_cls = base->second;
 }
@@ -408,7 +467,7 @@ void Solver::BuildPods() {
   pods_.reserve(s_.pending_pods.size());
   for (size_t i = 0; i < s_.pending_pods.size(); ++i) {
     const api::Pod& p = s_.pending_pods[i];
-    PodState ps;
+    PodState& ps = pods_.emplace_back();  // built in place: no move of the whole state
     ps.pod = &p;
     ps.info.request_list = std::move(pending_requests_[i]);
     const bool strip = opts_.ignore_preferences &&
@@ -424,16 +483,29 @@ void Solver::BuildPods() {
       ps.pod = ps.prepared.get();
     }
     ps.original = ps.pod;
-    pods_.push_back(std::move(ps));
+    any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
   }
   pending_requests_.clear();
-  for (const auto& ps : pods_) any_topology_ = any_topology_ || HasTopologyConstraints(*ps.pod);
   for (const auto& p : s_.bound_pods) any_topology_ = any_topology_ || HasRequiredAntiAffinity(p);
   for (size_t i = 0; i < pods_.size(); ++i) {
-    Refresh(static_cast<int>(i));
+    PodState& ps = pods_[i];
+    const PodState* prev = i > 0 ? &pods_[i - 1] : nullptr;
+    if (prev != nullptr && !ps.fatal && !prev->fatal && prev->info.request_list == ps.info.request_list &&
+        SamePlacementSpec(*prev->pod, *ps.pod)) {
+      // Same PodInfo as the pod before it but for the key: copied, not recomputed (pods of one
+      // template arrive in runs). The signature stays with the class (class_signature_).
+      ps.info.key = PodKey(*ps.pod);
+      ps.info.requests = prev->info.requests;
+      ps.info.requirements = prev->info.requirements;
+      ps.info.strict_requirements = prev->info.strict_requirements;
+      ps.info.host_ports = prev->info.host_ports;
+      ps.base_cls = prev->base_cls;
+    } else {
+      Refresh(static_cast<int>(i));
+    }
     // Only the lower bound reads it.
     if (opts_.compute_lower_bound) {
-      pods_[i].lb_key = pods_[i].info.signature + "#" + TermKey(*pods_[i].pod);
+      ps.lb_key = *class_signature_[ps.base_cls] + "#" + TermKey(*ps.pod);
     }
   }
 }
@@ -457,10 +529,37 @@ core::Status Solver::BuildTopology() {
   return core::Status::Ok();
 }
 
+void Solver::UpdateMemoKeys(PodState& ps) {
+  ps.memo_keys = topology_->ConstraintKeys(*ps.pod);
+  ps.memo_epoch = topology_epoch_;
+  ps.memo_ids = nullptr;
+  if (std::find(ps.memo_keys.begin(), ps.memo_keys.end(), scheduling::kLabelHostname) !=
+      ps.memo_keys.end()) {
+    return;
+  }
+  std::string joined;
+  for (const auto& key : ps.memo_keys) {
+    joined += key;
+    joined += '\n';
+  }
+  ps.memo_ids = &memo_cache_[joined];
+}
+
+void Solver::RecordTopology(PodState& ps, const std::vector<api::Taint>& taints,
+                            const scheduling::Requirements& requirements) {
+  if (ps.selecting_epoch != topology_epoch_) {
+    ps.selecting = topology_->SelectingGroups(*ps.pod);
+    ps.selecting_epoch = topology_epoch_;
+  }
+  topology_->Record(*ps.pod, taints, requirements, ps.selecting);
+}
+
 void Solver::RefreshTopology(int p) {
   PodState& ps = pods_[p];
   ps.topology = topology_->MayConstrain(*ps.pod);
   ps.counts = topology_->Counts(*ps.pod);
+  // While topology still remembers this pod (one-entry cache of Topology's lookups).
+  if (ps.topology) UpdateMemoKeys(ps);
   ps.host_exclusion = -1;
   std::vector<int64_t> key = topology_->HostExclusionKey(*ps.pod);
   if (key.empty()) return;
@@ -491,13 +590,17 @@ bool Solver::TryExisting(int p, int e) {
   SubtractFrom(ex.available, ps.info.requests);
   ex.ports.Add(ps.info.host_ports);
   ex.pods.push_back(p);
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, ex.in->taints, ex.requirements);
+  if (topology_ && ps.counts) RecordTopology(ps, ex.in->taints, ex.requirements);
   return true;
 }
 
 void Solver::SetMaxAllocatable(ClaimState& c) const {
   c.max_allocatable = index_.Zero();
-  for (int t : c.options) MaxInto(c.max_allocatable, types_[t].allocatable);
+  const size_t n = c.max_allocatable.size();
+  for (int t : c.options) {
+    const int64_t* a = Allocatable(t);
+    for (size_t r = 0; r < n; ++r) c.max_allocatable[r] = std::max(c.max_allocatable[r], a[r]);
+  }
 }
 
 // `kept` is c.options filtered (same order). The entry-wise maximum over it can differ from
@@ -509,7 +612,7 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
       ++j;
       continue;
     }
-    const ResourceVector& a = types_[t].allocatable;
+    const int64_t* a = Allocatable(t);
     for (int r = 0; r < index_.size(); ++r) {
       if (a[r] >= c.max_allocatable[r]) return true;
     }
@@ -517,10 +620,10 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
   return false;
 }
 
-std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
-                                       const scheduling::Requirements& reqs,
-                                       bool reqs_changed) const {
-  std::vector<int> kept;
+void Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
+                           const scheduling::Requirements& reqs, bool reqs_changed,
+                           std::vector<int>& kept) const {
+  kept.clear();
   kept.reserve(c.options.size());
   // Whether a type suits `reqs` depends only on the keys types and offerings define; claims
   // narrowed the same way on those keys (e.g. to one zone) share the answers.
@@ -534,7 +637,7 @@ std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector
     if (suits->empty()) suits->assign(types_.size(), -1);
   }
   for (int t : c.options) {
-    if (!Fits(requests, types_[t].allocatable)) continue;
+    if (!FitsRow(requests, Allocatable(t))) continue;
     if (suits != nullptr) {
       int8_t& ok = (*suits)[t];
       if (ok < 0) {
@@ -545,7 +648,6 @@ std::vector<int> Solver::FilterOptions(const ClaimState& c, const ResourceVector
     }
     kept.push_back(t);
   }
-  return kept;
 }
 
 bool Solver::EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
@@ -618,13 +720,14 @@ bool Solver::TryClaim(int p, int k) {
     // Nothing narrows: only resources can rule types out.
     const bool all_fit = !c.options.empty() &&
                          std::all_of(c.options.begin(), c.options.end(), [&](int o) {
-                           return Fits(requests, types_[o].allocatable);
+                           return FitsRow(requests, Allocatable(o));
                          });
     if (!all_fit) {
-      std::vector<int> kept = FilterOptions(c, requests, c.requirements, false);
+      std::vector<int>& kept = scratch_options_;
+      FilterOptions(c, requests, c.requirements, false, kept);
       if (kept.empty()) return dead();
       max_may_drop = DropsMax(c, kept);
-      c.options = std::move(kept);
+      c.options.swap(kept);  // the old buffer is reused next time
     }
   } else {
     // Ask topology first, against the claim's requirements narrowed by the pod's (copied only
@@ -652,19 +755,24 @@ bool Solver::TryClaim(int p, int k) {
     }
     scheduling::Requirements merged = narrowed ? std::move(*narrowed) : c.requirements;
     if (topology_reqs) merged.Add(*topology_reqs);
-    std::vector<int> kept = FilterOptions(c, requests, merged, !(merged == c.requirements));
+    const bool changed = !(merged == c.requirements);
+    std::vector<int>& kept = scratch_options_;
+    FilterOptions(c, requests, merged, changed, kept);
     if (kept.empty()) return failed();
     if (!EnforceMinValues(merged, kept, nullptr)) return failed();
     max_may_drop = DropsMax(c, kept);
-    c.options = std::move(kept);
-    c.requirements = std::move(merged);
-    ++c.version;
+    c.options.swap(kept);  // the old buffer is reused next time
+    // Equal requirements stay as they are, and so does the version (MemoId's cache key).
+    if (changed || (merged.HasMinValues() && !(merged == c.requirements))) {
+      c.requirements = std::move(merged);
+      ++claim_version_[k];
+    }
   }
   c.requests.swap(requests);
   if (max_may_drop) SetMaxAllocatable(c);
   c.ports.Add(ps.info.host_ports);
   c.pods.push_back(p);
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, t.taints, c.requirements);
+  if (topology_ && ps.counts) RecordTopology(ps, t.taints, c.requirements);
   Promote(k);
   return true;
 }
@@ -673,33 +781,40 @@ int Solver::MemoId(int k) {
   std::vector<std::pair<int, int>>& ids = *memo_ids_of_claim_;
   if (ids.size() < claims_.size()) ids.resize(claims_.size(), {0, -1});
   const ClaimState& c = claims_[k];
-  if (ids[k].first == c.version + 1) return ids[k].second;
+  const int version = claim_version_[k];
+  if (ids[k].first == version + 1) return ids[k].second;
   std::string text;
-  for (const auto& key : memo_keys_) AppendCanonical(c.requirements.Get(key), text);
+  for (const auto& key : *memo_keys_) AppendCanonical(c.requirements.Get(key), text);
   auto [it, inserted] = memo_ids_.emplace(std::move(text), static_cast<int>(memo_ids_.size()));
   if (inserted) memo_failed_.push_back(0);
-  ids[k] = {c.version + 1, it->second};
+  ids[k] = {version + 1, it->second};
   return it->second;
 }
 
-// Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
-// a pod; it can only move towards the back.
-void Solver::Promote(int k) {
-  int pos = claim_pos_[k];
-  const size_t my = claims_[k].pods.size();
-  while (pos + 1 < static_cast<int>(claim_order_.size())) {
-    int next = claim_order_[pos + 1];
-    size_t n = claims_[next].pods.size();
-    if (n < my || (n == my && next < k)) {
-      claim_order_[pos] = next;
-      claim_pos_[next] = pos;
-      ++pos;
+size_t Solver::OrderBound(size_t from, size_t count, int k) const {
+  size_t lo = from, hi = claim_order_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const size_t n = claim_order_count_[mid];
+    if (n < count || (n == count && claim_order_[mid] < k)) {
+      lo = mid + 1;
     } else {
-      break;
+      hi = mid;
     }
   }
-  claim_order_[pos] = k;
-  claim_pos_[k] = pos;
+  return lo;
+}
+
+// Keeps claim_order_ sorted by pod count ascending (ties: creation order) after claim k gained
+// a pod; it can only move towards the back, past the claims now below it.
+void Solver::Promote(int k) {
+  const size_t my = claims_[k].pods.size();
+  const size_t pos = OrderBound(0, my - 1, k);  // where k is (its count was my - 1)
+  const size_t end = OrderBound(pos + 1, my, k);
+  std::rotate(claim_order_.begin() + pos, claim_order_.begin() + pos + 1, claim_order_.begin() + end);
+  std::rotate(claim_order_count_.begin() + pos, claim_order_count_.begin() + pos + 1,
+              claim_order_count_.begin() + end);
+  claim_order_count_[end - 1] = my;
 }
 
 const std::string& Solver::TemplateCheck(int p, int t) {
@@ -709,6 +824,7 @@ const std::string& Solver::TemplateCheck(int p, int t) {
     cs.tmpl_checked.resize(templates_.size(), 0);
     cs.tmpl_failure.resize(templates_.size());
     cs.tmpl_types.resize(templates_.size());
+    cs.new_claim.resize(templates_.size());
   }
   if (cs.tmpl_checked[t]) return cs.tmpl_failure[t];
   cs.tmpl_checked[t] = 1;
@@ -804,9 +920,37 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   c.requests = tm.daemon;
   AddTo(c.requests, ps.info.requests);
   const std::vector<int>& candidates = cs.tmpl_types[t];
+  ClassState::NewClaimTypes* same = narrowed ? nullptr : &cs.new_claim[t];
+  if (same != nullptr && !same->known) {
+    same->known = true;
+    same->max_allocatable = index_.Zero();
+    same->max_capacity = index_.Zero();
+    for (int i : candidates) {
+      if (!FitsRow(c.requests, Allocatable(i))) continue;
+      same->fitting.push_back(i);
+      MaxInto(same->max_allocatable, types_[i].allocatable);
+      MaxInto(same->max_capacity, types_[i].capacity);
+    }
+  }
+  if (same != nullptr && !same->fitting.empty() &&
+      (!tm.has_limits || Fits(same->max_capacity, tm.remaining))) {
+    // Every fitting type is within the limits (none exceeds the largest): the loop below
+    // would keep them all.
+    if (!EnforceMinValues(c.requirements, same->fitting, reason)) return false;
+    c.options = same->fitting;
+    c.max_allocatable = same->max_allocatable;
+    if (tm.has_limits) {
+      for (int r = 0; r < index_.size(); ++r) {
+        if (tm.remaining[r] != kUnlimited) tm.remaining[r] -= same->max_capacity[r];
+      }
+    }
+    return AddNewClaim(p, t, std::move(c));
+  }
   std::vector<int> fitting, within_limits;
+  fitting.reserve(candidates.size());
+  within_limits.reserve(candidates.size());
   for (int i : candidates) {
-    if (!Fits(c.requests, types_[i].allocatable)) continue;
+    if (!FitsRow(c.requests, Allocatable(i))) continue;
     if (narrowed) {
       const cloud::InstanceType& it = *types_[i].type;
       if (!it.requirements.IntersectsWith(c.requirements) ||
@@ -838,8 +982,6 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   if (!EnforceMinValues(c.requirements, within_limits, reason)) return false;
   c.options = std::move(within_limits);
   SetMaxAllocatable(c);
-  c.ports.Add(ps.info.host_ports);
-  c.pods.push_back(p);
 
   // Karpenter's subtractMax: assume the largest option launches, so limits are never overshot.
   if (tm.has_limits) {
@@ -849,16 +991,23 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
       if (tm.remaining[r] != kUnlimited) tm.remaining[r] -= max_cap[r];
     }
   }
-  if (topology_ && ps.counts) topology_->Record(*ps.pod, tm.taints, c.requirements);
+  return AddNewClaim(p, t, std::move(c));
+}
+
+bool Solver::AddNewClaim(int p, int t, ClaimState c) {
+  PodState& ps = pods_[p];
+  const Template& tm = templates_[t];
+  c.ports.Add(ps.info.host_ports);
+  c.pods.push_back(p);
+  if (topology_ && ps.counts) RecordTopology(ps, tm.taints, c.requirements);
   int k = static_cast<int>(claims_.size());
   claims_.push_back(std::move(c));
-  // A new claim holds one pod: it goes before every claim with more (ties: creation order).
-  auto pos = std::find_if(claim_order_.begin(), claim_order_.end(),
-                          [&](int o) { return claims_[o].pods.size() > 1; });
-  const size_t from = static_cast<size_t>(pos - claim_order_.begin());
-  claim_order_.insert(pos, k);
-  claim_pos_.push_back(0);
-  for (size_t i = from; i < claim_order_.size(); ++i) claim_pos_[claim_order_[i]] = static_cast<int>(i);
+  // A new claim holds one pod: it goes before every claim with more (ties: creation order,
+  // and it is the newest).
+  const size_t pos = OrderBound(0, 1, k);
+  claim_order_.insert(claim_order_.begin() + pos, k);
+  claim_version_.push_back(0);
+  claim_order_count_.insert(claim_order_count_.begin() + pos, 1);
   return true;
 }
 
@@ -869,20 +1018,12 @@ bool Solver::Place(int p) {
   }
   memo_on_ = false;
   if (topology_ && ps.topology && !claim_order_.empty()) {
-    if (ps.memo_epoch != topology_epoch_) {
-      ps.memo_keys = topology_->ConstraintKeys(*ps.pod);
-      ps.memo_epoch = topology_epoch_;
-    }
-    memo_keys_ = ps.memo_keys;
-    memo_on_ = std::find(memo_keys_.begin(), memo_keys_.end(), scheduling::kLabelHostname) ==
-               memo_keys_.end();
+    if (ps.memo_epoch != topology_epoch_) UpdateMemoKeys(ps);
+    memo_keys_ = &ps.memo_keys;
+    memo_on_ = ps.memo_ids != nullptr;
+    memo_ids_of_claim_ = ps.memo_ids;
     for (int id : memo_failed_list_) memo_failed_[id] = 0;
     memo_failed_list_.clear();
-    if (memo_on_) {
-      std::string joined;
-      for (const auto& key : memo_keys_) joined += key + '\n';
-      memo_ids_of_claim_ = &memo_cache_[joined];
-    }
   }
   // The cached verdicts TryClaim starts with, checked here too: with thousands of claims, most
   // are already ruled out for this pod, and skipping them inline keeps the scan cheap.
@@ -1378,7 +1519,7 @@ void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std:
 }
 
 void Solver::Finalize(Results& out) {
-  std::set<std::string> names;
+  std::unordered_set<std::string> names;  // only asked whether a name is taken
   // Cheapest compatible offering per type, per distinct requirements: thousands of claims
   // usually share a handful of requirement sets (NodePool, zone, capacity type).
   // The launch offering is cached alike (nullptr with known = 1: none compatible).
@@ -1397,7 +1538,8 @@ void Solver::Finalize(Results& out) {
   out.new_node_claims.reserve(claims_.size());
   for (ClaimState& c : claims_) {
     const Template& tm = templates_[c.tmpl];
-    scheduling::Requirements reqs = c.requirements;
+    // Moved: nothing reads the claim's requirements after this.
+    scheduling::Requirements reqs = std::move(c.requirements);
     reqs.Remove(scheduling::kLabelHostname);
     Priced& cache = prices_by_reqs[CanonicalKey(reqs)];
     std::vector<double>& prices = cache.prices;
@@ -1431,6 +1573,9 @@ void Solver::Finalize(Results& out) {
         if (is_option[t]) priced.emplace_back(prices[t], types_[t].type);
       }
       for (int t : c.options) is_option[t] = 0;
+      // Without minValues OrderAndTruncate keeps the cheapest kMaxInstanceTypes of an ordered
+      // list: cut here, so it does not walk the rest.
+      if (!reqs.HasMinValues() && priced.size() > kMaxInstanceTypes) priced.resize(kMaxInstanceTypes);
     } else {
       for (int t : c.options) {
         if (std::isnan(prices[t])) prices[t] = CheapestPrice(*types_[t].type, reqs, allow_);
@@ -1504,8 +1649,15 @@ void Solver::Finalize(Results& out) {
     n.taints = tm.taints;
     n.requests = tm.daemon_list;
     n.pods.reserve(c.pods.size());
+    // Pods sharing a request list tend to sit together: each run is added in one step.
+    for (size_t i = 0; i < c.pods.size();) {
+      const api::ResourceList* list = pods_[c.pods[i]].info.request_list.get();
+      size_t j = i + 1;
+      while (j < c.pods.size() && pods_[c.pods[j]].info.request_list.get() == list) ++j;
+      n.requests.AddTimes(*list, static_cast<int64_t>(j - i));
+      i = j;
+    }
     for (int p : c.pods) {
-      n.requests.Add(*pods_[p].info.request_list);
       // Moved: a pod is on one NodeClaim, and nothing reads its key after this (unschedulable
       // pods, the only later readers, are on none).
       n.pods.push_back(std::move(pods_[p].info.key));

@@ -85,6 +85,20 @@ TEST(Scheduler, NodeSelectorNarrowsTheInstanceTypes) {
   EXPECT_THAT(r.new_node_claims[0].instance_type_options, ElementsAre("large"));
 }
 
+TEST(Scheduler, PodsAlikeButForANodeSelectorAreNotTreatedAsOne) {
+  // p1 and p2 ask for the same and sit side by side; only p2 selects a type. Sharing p1's
+  // requirements with p2 would leave every size on the NodeClaim.
+  Cluster c = FourSizes();
+  c.Add(MakePod("p1", "1", "", 1));
+  api::Pod p2 = MakePod("p2", "1", "", 2);
+  p2.spec.node_selector["node.kubernetes.io/instance-type"] = "large";
+  c.Add(p2);
+  Results r = c.Solve();
+  ASSERT_THAT(r.new_node_claims, SizeIs(1));
+  EXPECT_THAT(r.new_node_claims[0].pods, ElementsAre("default/p1", "default/p2"));
+  EXPECT_THAT(r.new_node_claims[0].instance_type_options, ElementsAre("large"));
+}
+
 TEST(Scheduler, RequiredNodeAffinityTermsAreTriedInTurn) {
   Cluster c = FourSizes();
   api::Pod p = MakePod("p1", "1");
@@ -293,6 +307,29 @@ TEST(Scheduler, NodePoolLimitsCountExistingCapacityAndShrinkDuringTheSolve) {
   EXPECT_EQ(r.unschedulable[0].reason,
             "incompatible with nodepool default: all instance types that fit exceed the nodepool's "
             "remaining limits (cpu 0)");
+}
+
+TEST(Scheduler, LimitsNarrowLaterNodeClaimsOfTheSamePods) {
+  // Three alike pods that cannot share a node (one host port), a pool limit of 12 cpu. The first
+  // NodeClaim may still launch c8 (8 of 12 counted), the second only c4 (the 4 left), the third
+  // nothing.
+  Cluster c;
+  c.Add(TypeSpec{.name = "c4", .cpu = "4", .price = 0.2}).Add(TypeSpec{.name = "c8", .cpu = "8", .price = 0.4});
+  api::NodePool np = MakePool("default");
+  np.limits.Set("cpu", Q("12"));
+  c.Add(np);
+  for (int i = 1; i <= 3; ++i) {
+    api::Pod p = MakePod("p" + std::to_string(i), "3", "", i);
+    p.spec.containers[0].ports.push_back({"http", 8080, 80, "TCP", ""});
+    c.Add(p);
+  }
+  Results r = c.Solve();
+  ASSERT_THAT(r.new_node_claims, SizeIs(2));
+  EXPECT_THAT(r.new_node_claims[0].instance_type_options, ElementsAre("c4", "c8"));
+  EXPECT_THAT(r.new_node_claims[1].instance_type_options, ElementsAre("c4"));
+  ASSERT_THAT(r.unschedulable, SizeIs(1));
+  EXPECT_EQ(r.unschedulable[0].pod, "default/p3");
+  EXPECT_THAT(r.unschedulable[0].reason, ::testing::HasSubstr("remaining limits (cpu 0)"));
 }
 
 TEST(Scheduler, RepackingUnderACpuLimitLeavesUnlimitedResourcesAlone) {

@@ -55,7 +55,14 @@ bool IsPending(const api::Pod& pod) {
          !Terminal(pod) && !OwnedByDaemonSet(pod);
 }
 
-std::string PodKey(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+std::string PodKey(const api::Pod& pod) {
+  std::string key;  // one allocation: the solver builds a key per pending pod
+  key.reserve(pod.metadata.namespace_.size() + 1 + pod.metadata.name.size());
+  key += pod.metadata.namespace_;
+  key += '/';
+  key += pod.metadata.name;
+  return key;
+}
 
 core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
                                      std::vector<api::Pod> workload_pods,

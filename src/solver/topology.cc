@@ -66,9 +66,12 @@ core::Result<std::unique_ptr<Topology>> Topology::Create(
   t->nodes_ = cluster.nodes;
   for (size_t i = 0; i < t->nodes_.size(); ++i) t->node_index_[t->nodes_[i].name] = i;
   // The pods being scheduled are not counted where they are now: they are moving.
-  for (const api::Pod* p : pending) t->excluded_.insert(PodIdentity(*p));
+  std::set<std::string> excluded;  // their identities; only needed when pods are bound
+  if (!cluster.bound_pods.empty()) {
+    for (const api::Pod* p : pending) excluded.insert(PodIdentity(*p));
+  }
   for (const api::Pod* p : cluster.bound_pods) {
-    if (IgnoredForTopology(*p) || t->excluded_.count(PodIdentity(*p)) > 0) continue;
+    if (IgnoredForTopology(*p) || excluded.count(PodIdentity(*p)) > 0) continue;
     if (t->node_index_.count(p->spec.node_name) == 0) continue;  // leaked on a deleted node
     t->bound_pods_.push_back(*p);
   }
@@ -129,14 +132,23 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
   for (const auto& term : pod.spec.affinity->pod_anti_affinity->required) {
     auto namespaces = NamespacesFor(pod, term);
     if (!namespaces.ok()) return namespaces.status();
-    auto group = std::make_unique<TopologyGroup>(
-        TopologyType::kPodAntiAffinity, term.topology_key, pod, std::move(*namespaces),
-        MergedSelector(term.label_selector, pod.metadata.labels, term.match_label_keys,
-                       term.mismatch_label_keys),
-        std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter(),
-        DomainsFor(term.topology_key));
-    TopologyGroup* tg = Intern(inverse_groups_, inverse_index_, std::move(group),
-                               /*count_existing=*/false);
+    std::optional<api::LabelSelector> selector = MergedSelector(
+        term.label_selector, pod.metadata.labels, term.match_label_keys, term.mismatch_label_keys);
+    // Built only when no group has this constraint yet.
+    const std::string constraint = TopologyGroup::ConstraintKey(
+        TopologyType::kPodAntiAffinity, term.topology_key, *namespaces, selector,
+        std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter());
+    TopologyGroup* tg = nullptr;
+    if (auto it = inverse_index_.find(constraint); it != inverse_index_.end()) {
+      tg = it->second;
+    } else {
+      tg = Intern(inverse_groups_, inverse_index_,
+                  std::make_unique<TopologyGroup>(
+                      TopologyType::kPodAntiAffinity, term.topology_key, pod, std::move(*namespaces),
+                      std::move(selector), std::numeric_limits<int>::max(), std::nullopt,
+                      TopologyNodeFilter(), DomainsFor(term.topology_key)),
+                  /*count_existing=*/false);
+    }
     if (node != nullptr) {
       auto it = node->labels.find(tg->key());
       if (it != node->labels.end()) {
@@ -145,10 +157,8 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
         tg->Record(node->name);
       }
     }
-    const std::string id = PodIdentity(pod);
     last_owned_pod_ = nullptr;  // owned_ may gain an entry
-    tg->AddOwner(id);
-    InsertSorted(owned_[id].inverse, position_.at(tg));
+    InsertSorted(owned_[PodIdentity(pod)].inverse, position_.at(tg));
   }
   return core::Status::Ok();
 }
@@ -156,9 +166,8 @@ core::Status Topology::AddInverseAntiAffinity(const api::Pod& pod, const Topolog
 core::Status Topology::Update(const api::Pod& pod) {
   const std::string id = PodIdentity(pod);
   last_owned_pod_ = nullptr;  // owned_ may gain an entry
-  // owned_ lists every group the pod owns, so only those need asking (not every group).
+  // The groups it owns are derived afresh below (its constraints may have been relaxed).
   if (auto it = owned_.find(id); it != owned_.end()) {
-    for (size_t i : it->second.groups) groups_[i]->RemoveOwner(id);
     it->second.groups.clear();
   }
 
@@ -167,16 +176,24 @@ core::Status Topology::Update(const api::Pod& pod) {
         AddInverseAntiAffinity(pod, nullptr).WithPrefix("updating inverse anti-affinities"));
   }
 
-  std::vector<std::unique_ptr<TopologyGroup>> wanted;
+  // The pod's constraints, all derived before any joins a group (a failure leaves none).
+  struct Wanted {
+    TopologyType type;
+    std::string key;
+    std::set<std::string> namespaces;
+    std::optional<api::LabelSelector> selector;
+    int max_skew;
+    std::optional<int> min_domains;
+    TopologyNodeFilter filter;
+  };
+  std::vector<Wanted> wanted;
   for (const auto& tsc : pod.spec.topology_spread_constraints) {
     const bool honor_taints = tsc.node_taints_policy == "Honor";
     const bool honor_affinity = tsc.node_affinity_policy != "Ignore";
-    wanted.push_back(std::make_unique<TopologyGroup>(
-        TopologyType::kSpread, tsc.topology_key, pod,
-        std::set<std::string>{pod.metadata.namespace_},
+    wanted.push_back(Wanted{
+        TopologyType::kSpread, tsc.topology_key, std::set<std::string>{pod.metadata.namespace_},
         MergedSelector(tsc.label_selector, pod.metadata.labels, tsc.match_label_keys, {}),
-        tsc.max_skew, tsc.min_domains, TopologyNodeFilter(pod, honor_taints, honor_affinity),
-        DomainsFor(tsc.topology_key)));
+        tsc.max_skew, tsc.min_domains, TopologyNodeFilter(pod, honor_taints, honor_affinity)});
   }
   auto add_terms = [&](TopologyType type, const api::PodAffinity& affinity) -> core::Status {
     std::vector<const api::PodAffinityTerm*> terms;
@@ -185,12 +202,10 @@ core::Status Topology::Update(const api::Pod& pod) {
     for (const api::PodAffinityTerm* term : terms) {
       auto namespaces = NamespacesFor(pod, *term);
       if (!namespaces.ok()) return namespaces.status().WithPrefix("updating affinities");
-      wanted.push_back(std::make_unique<TopologyGroup>(
-          type, term->topology_key, pod, std::move(*namespaces),
-          MergedSelector(term->label_selector, pod.metadata.labels, term->match_label_keys,
-                         term->mismatch_label_keys),
-          std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter(),
-          DomainsFor(term->topology_key)));
+      wanted.push_back(Wanted{type, term->topology_key, std::move(*namespaces),
+                              MergedSelector(term->label_selector, pod.metadata.labels,
+                                             term->match_label_keys, term->mismatch_label_keys),
+                              std::numeric_limits<int>::max(), std::nullopt, TopologyNodeFilter()});
     }
     return core::Status::Ok();
   };
@@ -202,9 +217,21 @@ core::Status Topology::Update(const api::Pod& pod) {
         add_terms(TopologyType::kPodAntiAffinity, *pod.spec.affinity->pod_anti_affinity));
   }
 
-  for (auto& group : wanted) {
-    TopologyGroup* g = Intern(groups_, group_index_, std::move(group), /*count_existing=*/true);
-    g->AddOwner(id);
+  // Each joins the group with its constraint key; a group is built only for a key not seen
+  // yet (a Deployment's replicas mostly find theirs).
+  for (Wanted& w : wanted) {
+    const std::string constraint = TopologyGroup::ConstraintKey(
+        w.type, w.key, w.namespaces, w.selector, w.max_skew, w.min_domains, w.filter);
+    TopologyGroup* g = nullptr;
+    if (auto it = group_index_.find(constraint); it != group_index_.end()) {
+      g = it->second;
+    } else {
+      g = Intern(groups_, group_index_,
+                 std::make_unique<TopologyGroup>(w.type, w.key, pod, std::move(w.namespaces),
+                                                 std::move(w.selector), w.max_skew, w.min_domains,
+                                                 std::move(w.filter), DomainsFor(w.key)),
+                 /*count_existing=*/true);
+    }
     InsertSorted(owned_[id].groups, position_.at(g));
   }
   return core::Status::Ok();
@@ -264,7 +291,11 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
                       const scheduling::Requirements& pod_requirements,
                       const scheduling::Requirements& node_requirements,
                       scheduling::Requirements& out, const TopologyGroup** failed) const {
-  out = node_requirements;
+  // Every group answers from node_requirements as given, so the answers are collected first
+  // and applied to a copy only when all of them leave a domain: most calls fail, and copy
+  // nothing.
+  std::vector<scheduling::Requirement>& narrowing = narrowing_;
+  narrowing.clear();
   auto apply = [&](const TopologyGroup& group) {
     scheduling::Requirement domains = group.Get(pod, pod_requirements.Get(group.key()),
                                                 node_requirements.Get(group.key()));
@@ -272,7 +303,7 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
       *failed = &group;
       return false;
     }
-    out.Add(domains);
+    narrowing.push_back(std::move(domains));
     return true;
   };
   if (const Owned* owned = OwnedBy(pod)) {
@@ -284,6 +315,8 @@ bool Topology::Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints
   for (const auto& g : inverse_groups_) {
     if (g->Counts(pod, taints, node_requirements) && !apply(*g)) return false;
   }
+  out = node_requirements;
+  for (const scheduling::Requirement& r : narrowing) out.Add(r);
   return true;
 }
 
@@ -376,10 +409,26 @@ std::vector<int64_t> Topology::HostExclusionKey(const api::Pod& pod) const {
   return key;
 }
 
+std::vector<size_t> Topology::SelectingGroups(const api::Pod& pod) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    if (groups_[i]->Selects(pod)) out.push_back(i);
+  }
+  return out;
+}
+
 void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
                       const scheduling::Requirements& requirements) {
-  for (auto& g : groups_) {
-    if (!g->Counts(pod, taints, requirements)) continue;
+  Record(pod, taints, requirements, SelectingGroups(pod));
+}
+
+void Topology::Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
+                      const scheduling::Requirements& requirements,
+                      const std::vector<size_t>& selecting) {
+  // In groups_ order, as TopologyGroup::Counts over every group would take them.
+  for (size_t i : selecting) {
+    TopologyGroup* g = groups_[i].get();
+    if (!g->filter().Matches(taints, requirements)) continue;
     scheduling::Requirement domains = requirements.Get(g->key());
     if (g->type() == TopologyType::kPodAntiAffinity) {
       // Block every domain the pod may still land in.

@@ -139,6 +139,13 @@ class Topology {
   // every domain P may still land in.
   void Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& requirements);
+  // The same, given SelectingGroups(P) (as computed since the last Update): a caller that
+  // records one pod again and again asks which groups select it once.
+  void Record(const api::Pod& pod, const std::vector<api::Taint>& taints,
+              const scheduling::Requirements& requirements, const std::vector<size_t>& selecting);
+  // The groups that select P (namespace and labels), as Record needs them; they change only
+  // with Update.
+  std::vector<size_t> SelectingGroups(const api::Pod& pod) const;
 
   // Makes `domain` of `topology_key` known (count 0) to every group on that key.
   void Register(const std::string& topology_key, const std::string& domain);
@@ -167,8 +174,8 @@ class Topology {
   };
   // The groups `pod` owns, or null when it owns none.
   const Owned* OwnedBy(const api::Pod& pod) const;
-  // Applies every constraint on P to `out` (a copy of node_requirements); on failure returns
-  // false and sets *failed to the first group that left no domain.
+  // Sets `out` to node_requirements with every constraint on P applied; on failure returns
+  // false, sets *failed to the first group that left no domain and leaves `out` alone.
   bool Narrow(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& pod_requirements,
               const scheduling::Requirements& node_requirements,
@@ -185,7 +192,6 @@ class Topology {
 
   DomainGroups domains_;
   std::map<std::string, api::Labels> namespace_labels_;
-  std::set<std::string> excluded_;            // identities of pending pods
   std::vector<TopologyNode> nodes_;           // copies of TopologyCluster::nodes
   std::map<std::string, size_t> node_index_;  // node name -> nodes_ index
   std::vector<api::Pod> bound_pods_;  // counted pods: bound, live, not pending, on a known node
@@ -194,7 +200,7 @@ class Topology {
   std::vector<std::unique_ptr<TopologyGroup>> inverse_groups_;
   std::map<std::string, TopologyGroup*> group_index_;  // constraint key -> group
   std::map<std::string, TopologyGroup*> inverse_index_;
-  // Pod identity -> the groups it owns; mirrors TopologyGroup::IsOwnedBy. Hashed (looked up
+  // Pod identity -> the groups it owns (the one record of ownership). Hashed (looked up
   // by string_view without a copy): uids share long prefixes, which a tree compares again and
   // again. Never iterated, so its order does not matter.
   struct IdentityHash {
@@ -207,6 +213,8 @@ class Topology {
   mutable const api::Pod* last_owned_pod_ = nullptr;
   mutable std::string last_owned_uid_;
   mutable const Owned* last_owned_ = nullptr;
+  // Narrow's scratch list of the domains each group leaves (kept to reuse its storage).
+  mutable std::vector<scheduling::Requirement> narrowing_;
 };
 
 }  // namespace nodesmith::solver

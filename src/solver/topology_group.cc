@@ -67,17 +67,27 @@ TopologyGroup::TopologyGroup(TopologyType type, std::string key, const api::Pod&
   if (auto compiled = scheduling::Selector::FromApi(selector); compiled.ok()) {
     selector_ = std::move(*compiled);
   }
-  constraint_key_ = std::string(TopologyTypeName(type_)) + "|" + key_ + "|ns:";
-  for (const auto& ns : namespaces_) constraint_key_ += ns + ",";
-  constraint_key_ += "|sel:" + SelectorFingerprint(selector);
-  constraint_key_ += "|skew:" + std::to_string(max_skew_);
-  constraint_key_ += "|min:" + (min_domains_ ? std::to_string(*min_domains_) : std::string("-"));
-  constraint_key_ += "|filter:" + filter_.Fingerprint();
+  constraint_key_ =
+      ConstraintKey(type_, key_, namespaces_, selector, max_skew_, min_domains_, filter_);
   if (domains != nullptr) {
     domains->ForEachDomain(pod, filter_.honor_taints(),
                            [this](const std::string& domain) { counts_.emplace(domain, 0); });
   }
   empty_domains_ = static_cast<int>(counts_.size());
+}
+
+std::string TopologyGroup::ConstraintKey(TopologyType type, const std::string& key,
+                                         const std::set<std::string>& namespaces,
+                                         const std::optional<api::LabelSelector>& selector,
+                                         int max_skew, std::optional<int> min_domains,
+                                         const TopologyNodeFilter& filter) {
+  std::string out = std::string(TopologyTypeName(type)) + "|" + key + "|ns:";
+  for (const auto& ns : namespaces) out += ns + ",";
+  out += "|sel:" + SelectorFingerprint(selector);
+  out += "|skew:" + std::to_string(max_skew);
+  out += "|min:" + (min_domains ? std::to_string(*min_domains) : std::string("-"));
+  out += "|filter:" + filter.Fingerprint();
+  return out;
 }
 
 scheduling::Requirement TopologyGroup::Get(const api::Pod& pod,

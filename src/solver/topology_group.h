@@ -61,13 +61,14 @@ class TopologyGroup {
   bool Counts(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& requirements) const;
 
-  void AddOwner(const std::string& pod_id) { owners_.insert(pod_id); }
-  void RemoveOwner(const std::string& pod_id) { owners_.erase(pod_id); }
-  bool IsOwnedBy(const std::string& pod_id) const { return owners_.count(pod_id) > 0; }
-
   // A canonical text of the constraint (type, key, namespaces, selector, skew, minDomains,
   // filter): equal constraints share one group, so a Deployment's 100 replicas count once.
   const std::string& constraint_key() const { return constraint_key_; }
+  // The constraint_key() a group built from these arguments would have, without building it.
+  static std::string ConstraintKey(TopologyType type, const std::string& key,
+                                   const std::set<std::string>& namespaces,
+                                   const std::optional<api::LabelSelector>& selector, int max_skew,
+                                   std::optional<int> min_domains, const TopologyNodeFilter& filter);
 
   // Count per known domain.
   const std::map<std::string, int>& counts() const { return counts_; }
@@ -94,7 +95,6 @@ class TopologyGroup {
   int max_skew_;
   std::optional<int> min_domains_;
   TopologyNodeFilter filter_;
-  std::set<std::string> owners_;
   std::map<std::string, int> counts_;
   int empty_domains_ = 0;  // number of domains with count 0
 };

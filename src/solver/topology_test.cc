@@ -555,6 +555,25 @@ TEST(PodAntiAffinity, RecordBlocksEveryDomainThePodMayStillLandIn) {
   EXPECT_EQ(r->Get(kZone), Requirement::In(kZone, {"test-zone-3"}));
 }
 
+TEST(TopologySpread, RecordGivenTheSelectingGroupsCountsLikeRecord) {
+  TopologyHarness h;
+  api::Pod a = MakePod("web-1");
+  a.spec.topology_spread_constraints.push_back(Spread(kZone, 1));
+  api::Pod b = MakePod("web-2");
+  b.spec.topology_spread_constraints.push_back(Spread(kZone, 1));
+  ASSERT_TRUE(h.Start({a, b}).ok());
+  EXPECT_THAT(h.topology().SelectingGroups(MakePod("db-1", {{"app", "db"}})), ::testing::IsEmpty());
+  const std::vector<size_t> selecting = h.topology().SelectingGroups(a);
+  ASSERT_THAT(selecting, ::testing::SizeIs(1));
+  Requirements zone1;
+  zone1.Add(Requirement::In(kZone, {"test-zone-1"}));
+  h.topology().Record(a, {}, zone1, selecting);
+  // Zone 1 holds one selected pod and the others none: b goes to the next emptiest zone.
+  auto r = h.topology().AddRequirements(b, {}, Requirements(), Requirements());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->Get(kZone), Requirement::In(kZone, {"test-zone-2"}));
+}
+
 TEST(PodAntiAffinity, NamespaceSelectorChoosesWhichNamespacesRepel) {
   for (bool team_matches : {true, false}) {
     TopologyHarness h;
