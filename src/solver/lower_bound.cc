@@ -457,7 +457,6 @@ class ConfigurationKnapsack {
       };
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ratio(a) > ratio(b); });
     }
-    lambda_ = ResourcePrices();
   }
 
   // Fills `best` (count per item, in items() order) and returns an upper bound on the value of
@@ -478,6 +477,10 @@ class ConfigurationKnapsack {
     current_.assign(items_.size(), 0);
     best_.assign(items_.size(), 0);
     std::vector<double> free = capacity_;
+    // The Lagrangian bound's prices cost an LP: only worth it when the single-resource bounds
+    // alone cannot show at the root that nothing beats `floor` (often, once the duals settle).
+    // One item is solved exactly without them.
+    if (items_.size() > 1 && Bound(0, free) > floor_ * (1 + 1e-12)) lambda_ = ResourcePrices();
     Search(0, free, 0);
     best = best_;
     nodes_used = nodes_;
