@@ -33,6 +33,31 @@ double DominantShare(const ResourceVector& request, const ResourceVector& capaci
   return share;
 }
 
+// Distinct new-bin patterns (a type and its pods per class), in the order first met.
+class PatternPool {
+ public:
+  // Adds (t, counts) unless it holds no pod or is known; true when added.
+  bool Add(int t, const std::vector<int64_t>& counts) {
+    if (std::all_of(counts.begin(), counts.end(), [](int64_t n) { return n == 0; })) return false;
+    if (!seen_.emplace(t, counts).second) return false;
+    patterns_.push_back(RepackBin{t, counts});
+    return true;
+  }
+  void AddNewBinsOf(const RepackPlan& plan) {
+    const RepackBin* last = nullptr;
+    for (const RepackBin& bin : plan.new_bins) {
+      // A pattern the greedy repeated is checked once.
+      if (last == nullptr || bin.type != last->type || bin.counts != last->counts) Add(bin.type, bin.counts);
+      last = &bin;
+    }
+  }
+  const std::vector<RepackBin>& patterns() const { return patterns_; }
+
+ private:
+  std::set<std::pair<int, std::vector<int64_t>>> seen_;
+  std::vector<RepackBin> patterns_;
+};
+
 class Packer {
  public:
   Packer(const std::vector<RepackType>& types, const std::vector<RepackClass>& classes,
@@ -48,12 +73,13 @@ class Packer {
   // that ended up in poorly filled nodes weigh more in the next pass.
   void Correct(const RepackPlan& plan, const std::vector<std::vector<RepackClass>>& pinned);
   // Keeps `seed`'s pinned bins and re-packs the movable pods left for new bins by patterns: the
-  // LP over the new bins of `seed` and of the `others` plans (cover every class at least
-  // price), new patterns priced
-  // by its duals (each type filled as BestFill fills it) for a few rounds, then whole copies of
-  // the LP's patterns and the greedy for the rest.
+  // LP over the patterns of `pool` (cover every class at least price), new patterns priced by
+  // its duals (each type filled as BestFill fills it) for a few rounds, then whole copies of the
+  // LP's patterns and the greedy for the rest.
   RepackPlan PackByPatterns(const RepackPlan& seed, const std::vector<std::vector<RepackClass>>& pinned,
-                            const std::vector<const RepackPlan*>& others = {});
+                            PatternPool pool);
+  // Classes the fills have looked at so far: a measure of the time spent.
+  int64_t work() const { return work_; }
   // Phase 2 of Pack for remaining_; false when some pod fits nowhere.
   bool OpenBins(RepackPlan& plan);
   // Buys every bin as the cheapest type holding it and sums the price; false when one fits none.
@@ -103,16 +129,12 @@ class Packer {
   double FillBalanced(int t, ResourceVector free, std::vector<int64_t>& counts) const;
   // The cheapest type holding `used` whose set is `set`, or for set -1 a set every class with
   // pods in `counts` may go to (ties: the lowest index).
-  mutable int64_t work_ = 0;  // classes looked at by the fills (a measure of time spent)
- public:
-  int64_t work() const { return work_; }
-
- private:
   int CheapestHolding(const ResourceVector& used, int set, const std::vector<int64_t>& counts) const;
 
   const std::vector<RepackType>& types_;
   const std::vector<RepackClass>& classes_;
   const std::vector<int>& pinned_sets_;
+  mutable int64_t work_ = 0;  // see work()
   int num_sets_ = 0;
   std::vector<std::vector<uint8_t>> allowed_;  // per class and set: 1 when its pods may go there
   mutable std::vector<uint8_t> usable_;        // CheapestHolding's sets, kept to spare allocations
@@ -373,7 +395,7 @@ bool Packer::Settle(RepackPlan& plan, const std::vector<std::vector<RepackClass>
 
 RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
                                   const std::vector<std::vector<RepackClass>>& pinned,
-                                  const std::vector<const RepackPlan*>& others) {
+                                  PatternPool pool) {
   RepackPlan plan;
   plan.pinned = seed.pinned;
   const size_t nc = classes_.size();
@@ -388,18 +410,8 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     if (rest[c] > 0) rows_of[c] = num_rows++;
   }
   if (num_rows == 0) return plan;
-  std::set<std::pair<int, std::vector<int64_t>>> seen;
-  std::vector<RepackBin> patterns;
-  auto add = [&](int t, const std::vector<int64_t>& counts) {
-    if (std::all_of(counts.begin(), counts.end(), [](int64_t n) { return n == 0; })) return false;
-    if (!seen.emplace(t, counts).second) return false;
-    patterns.push_back(RepackBin{t, counts});
-    return true;
-  };
-  for (const auto& bin : seed.new_bins) add(bin.type, bin.counts);
-  for (const RepackPlan* other : others) {
-    for (const auto& bin : other->new_bins) add(bin.type, bin.counts);
-  }
+  pool.AddNewBinsOf(seed);
+  const std::vector<RepackBin>& patterns = pool.patterns();
   std::vector<double> x;
   std::vector<int64_t> counts;
   for (int round = 0; round < kPatternRounds; ++round) {
@@ -437,7 +449,7 @@ RepackPlan Packer::PackByPatterns(const RepackPlan& seed,
     bool added = false;
     for (int t : NewBinTypes()) {
       const double v = BestFill(t, types_[t].capacity, counts);
-      if (v > types_[t].price * (1 + 1e-9)) added = add(t, counts) || added;
+      if (v > types_[t].price * (1 + 1e-9)) added = pool.Add(t, counts) || added;
     }
     if (!added) break;
   }
@@ -529,20 +541,20 @@ RepackPlan Repack(const std::vector<RepackType>& types, const std::vector<Repack
   if (!packer.Prepare()) return {};
   RepackPlan best = packer.Pack(pinned);
   auto optimal = [&] { return best.ok && best.price <= lower_bound * (1 + 1e-9); };
+  PatternPool pool;  // the nodes of every pass
+  if (best.ok) pool.AddNewBinsOf(best);
   RepackPlan last = best;
-  std::vector<RepackPlan> passes;
   for (int pass = 1; pass < kMaxPasses && last.ok && !optimal() &&
                      (pass < kMinPasses || packer.work() < kPassWork);
        ++pass) {
     packer.Correct(last, pinned);
     last = packer.Pack(pinned);
-    if (last.ok) passes.push_back(last);
-    if (last.ok && last.price < best.price * (1 - 1e-12)) best = last;
+    if (!last.ok) break;
+    pool.AddNewBinsOf(last);
+    if (last.price < best.price * (1 - 1e-12)) best = last;
   }
   if (best.ok && !optimal()) {
-    std::vector<const RepackPlan*> others;
-    for (const auto& p : passes) others.push_back(&p);
-    RepackPlan patterned = packer.PackByPatterns(best, pinned, others);
+    RepackPlan patterned = packer.PackByPatterns(best, pinned, std::move(pool));
     if (patterned.ok && patterned.price < best.price * (1 - 1e-12)) best = std::move(patterned);
   }
   return best;
