@@ -739,6 +739,9 @@ double ConfigurationBound(const LowerBoundProblem& p) {
   // the last few improving patterns it met rather than only its best.
   std::vector<double> u = ClassPrices(p);
   if (u.size() != p.classes.size()) u.assign(p.classes.size(), 0);
+  for (size_t c = 0; c < p.classes.size(); ++c) {
+    if (row_of[c] < 0) u[c] = 0;  // in no bin's knapsack: must not count towards the bound
+  }
   long double best = 0;
   int64_t work = 0;
   std::vector<int64_t> counts;
