@@ -193,12 +193,7 @@ TEST_F(DriftTest, TheDisruptionControllerReplacesANodeDriftDetectionMarked) {
   EXPECT_EQ(world_.MustGet<api::NodeClaim>("", "default-1").FindCondition(kConditionDrifted)->reason,
             kDriftReasonRequirementsDrifted);
 
-  auto simulator = std::make_shared<SchedulingSimulator>(world_.cluster, world_.cloud);
-  DisruptionOptions options;
-  options.simulator = simulator;
-  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
-                                  DefaultMethods(world_.clock, *simulator), options);
-  auto decision = controller.Decide();
+  auto decision = testing::DecideWithDefaultMethods(world_);
   ASSERT_TRUE(decision.ok()) << decision.status().message();
   ASSERT_TRUE(decision->command.has_value());
   EXPECT_EQ(decision->command->method, "drift");

@@ -139,12 +139,7 @@ TEST_F(ExpirationTest, TheDisruptionControllerExpiresANodeDespiteAZeroBudget) {
   BindPod("web", "ip-1");
   SetBudgets({api::Budget{"0", std::nullopt, std::nullopt, {}}});
   world_.clock.Step(hours(1));
-  auto simulator = std::make_shared<SchedulingSimulator>(world_.cluster, world_.cloud);
-  DisruptionOptions options;
-  options.simulator = simulator;
-  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
-                                  DefaultMethods(world_.clock, *simulator), options);
-  auto decision = controller.Decide();
+  auto decision = testing::DecideWithDefaultMethods(world_);
   ASSERT_TRUE(decision.ok()) << decision.status().message();
   ASSERT_TRUE(decision->command.has_value());
   EXPECT_EQ(decision->command->method, "expiration");

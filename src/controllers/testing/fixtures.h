@@ -21,6 +21,8 @@
 #include "controllers/common/karpenter.h"
 #include "controllers/disruption/budgets.h"
 #include "controllers/disruption/candidates.h"
+#include "controllers/disruption/disruption_controller.h"
+#include "controllers/disruption/simulation.h"
 #include "controllers/disruption/types.h"
 #include "core/clock.h"
 #include "runtime/event_recorder.h"
@@ -182,5 +184,16 @@ class World {
     return "";
   }
 };
+
+// What a DisruptionController over `world` with the default methods would do now (Decide():
+// one pass, without acting).
+inline core::Result<Decision> DecideWithDefaultMethods(World& world) {
+  auto simulator = std::make_shared<SchedulingSimulator>(world.cluster, world.cloud);
+  DisruptionOptions options;
+  options.simulator = simulator;
+  DisruptionController controller(world.clock, world.cluster, world.cloud, world.recorder,
+                                  DefaultMethods(world.clock, *simulator), options);
+  return controller.Decide();
+}
 
 }  // namespace nodesmith::controllers::testing
