@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps build demo test check test-asan bench clean
+.PHONY: all deps build testenv demo test check test-asan bench clean
 
 all: build
 
@@ -16,6 +16,11 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The test peers the server tests run against (kube-apiserver & co., etcd, kwok, helm), built once
+# into ~/.cache/nodesmith-testenv and reused; a no-op when they are cached.
+testenv: deps
+	@bash scripts/testenv/build
+
 # The seed walkthrough in virtual time: the controller log on stdout, charts in the report.
 demo: build
 	./$(BUILD)/nodesmith simulate -f examples/seed-walkthrough/provisioner.yaml \
@@ -25,10 +30,10 @@ demo: build
 # The suite in an optimised build, then again under AddressSanitizer + UBSan.
 test: check test-asan
 
-check: build
+check: build testenv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: deps
+test-asan: deps testenv
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODESMITH_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)

@@ -10,6 +10,10 @@ packages=(
   coinor-libclp-dev      # LP lower bounds (COIN-OR CLP)
   libgtest-dev libgmock-dev  # unit tests
   libbenchmark-dev       # benchmarks
+  libcurl4-openssl-dev   # HTTPS to the Kubernetes API server (libcurl over OpenSSL)
+  libssl-dev             # TLS material: client certificates and keys, CA bundles
+  openssl                # certificates of the test control plane (scripts/testenv/up)
+  curl                   # tests compact the test etcd through its JSON gateway
   time                   # /usr/bin/time -v: peak RSS figures in docs/PERFORMANCE.md
   chromium               # renders the simulation report in tests/report_screenshot.sh
 )
