@@ -338,6 +338,11 @@ core::Result<ObjectSet> LoadManifests(const std::vector<std::string>& paths) {
   return Build(std::move(docs), std::move(warnings));
 }
 
+core::Result<ObjectSet> LoadDocuments(std::vector<Sourced<Json>> docs,
+                                      std::vector<std::string> warnings) {
+  return Build(Finish(std::move(docs), &warnings), std::move(warnings));
+}
+
 core::Result<ObjectSet> LoadManifestsFromString(std::string_view text, const std::string& file_name) {
   std::vector<std::string> warnings;
   auto docs = ReadDocumentsFromString(text, file_name, &warnings);

@@ -29,6 +29,11 @@ core::Result<ObjectSet> LoadManifests(const std::vector<std::string>& paths);
 core::Result<ObjectSet> LoadManifestsFromString(std::string_view text,
                                                 const std::string& file_name = "<string>");
 
+// The same for documents already read (from a live cluster, say): legacy kinds are converted,
+// then each is decoded, defaulted and validated; `warnings` start the set's warnings.
+core::Result<ObjectSet> LoadDocuments(std::vector<Sourced<nlohmann::ordered_json>> docs,
+                                      std::vector<std::string> warnings = {});
+
 // The documents of `paths` (Lists unpacked, legacy kinds converted to current versions), in
 // input order, before typed decoding. Conversion notes go to `warnings`.
 core::Result<std::vector<Sourced<nlohmann::ordered_json>>> ReadDocuments(

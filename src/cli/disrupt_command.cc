@@ -268,8 +268,9 @@ int RunDisrupt(const DisruptFlags& flags) {
     std::cerr << "error: " << gates.status().message() << "\n";
     return kExitBadInput;
   }
-  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
-  if (!objects) return kExitBadInput;
+  int load_exit = kExitBadInput;
+  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr, &load_exit);
+  if (!objects) return load_exit;
   api::ExpandWorkloads(*objects);
 
   cloud::CatalogSource source =
@@ -368,7 +369,7 @@ void RegisterDisrupt(CLI::App& app, int* exit_code) {
       "disrupt",
       "what the disruption controller would do next (a dry run): emptiness, drift, expiration, "
       "multi-node and single-node consolidation, with budgets, PDBs and do-not-disrupt");
-  AddInputFlags(cmd, &flags->inputs);
+  AddInputAndClusterFlags(cmd, &flags->inputs);
   cmd->add_option("--now", flags->now,
                   "the time to judge the cluster at, RFC 3339 (default: the current time)");
   cmd->add_flag("--until-stable", flags->until_stable,

@@ -21,6 +21,10 @@ struct InputFlags {
   std::string catalog = "aws";        // --catalog aws|kwok|FILE
   std::string region = "us-west-2";   // --region
   std::string feature_gates;          // --feature-gates, Karpenter's FEATURE_GATES syntax
+  // A live cluster to read instead of, or with, the files (plan and disrupt only).
+  bool live_cluster_flags = false;    // whether --kubeconfig / --context were offered
+  std::string kubeconfig;             // --kubeconfig
+  std::string context;                // --context
 };
 
 // Adds -f (required when `files_required`) to `cmd`.
@@ -32,6 +36,9 @@ void AddCatalogFlags(CLI::App* cmd, InputFlags* flags);
 CLI::Option* AddFeatureGatesFlag(CLI::App* cmd, InputFlags* flags);
 // All of the above.
 void AddInputFlags(CLI::App* cmd, InputFlags* flags);
+// All of the above, with -f optional and --kubeconfig / --context to read a live cluster
+// (plan and disrupt: "Live clusters for the dry runs" in the CLI contract).
+void AddInputAndClusterFlags(CLI::App* cmd, InputFlags* flags);
 
 // Karpenter's FEATURE_GATES, with Karpenter's defaults. Only the gates that change what nodesmith
 // does are kept; the others are accepted and ignored.
@@ -44,8 +51,12 @@ struct FeatureGates {
 // naming the flag, for a gate Karpenter does not know or a value other than true/false.
 core::Result<FeatureGates> ParseFeatureGates(const std::string& text);
 
-// Loads flags.files. On failure prints "error: <message>" to `err` and returns nullopt; warnings
+// Loads flags.files and, when asked (--kubeconfig, --context, or KUBECONFIG with no -f), every
+// object of the live cluster, read once and read-only. On failure prints "error: <message>" to `err` and returns nullopt; warnings
 // are printed as "warning: <message>" either way.
-std::optional<api::ObjectSet> LoadInputsOrReport(const InputFlags& flags, std::ostream& err);
+// `exit_code`, when given, gets the exit code for a failure: 2 for bad input, 1 when the live
+// cluster could not be read (unreachable, refused credentials, RBAC).
+std::optional<api::ObjectSet> LoadInputsOrReport(const InputFlags& flags, std::ostream& err,
+                                                 int* exit_code = nullptr);
 
 }  // namespace nodesmith::cli

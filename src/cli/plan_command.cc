@@ -113,8 +113,9 @@ std::string PlanText(const solver::Results& r, double solve_seconds) {
 }
 
 int RunPlan(const PlanFlags& flags) {
-  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
-  if (!objects) return kExitBadInput;
+  int load_exit = kExitBadInput;
+  std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr, &load_exit);
+  if (!objects) return load_exit;
   api::ExpandWorkloads(*objects);
 
   cloud::CatalogSource source = objects->instance_type_catalogs.empty()
@@ -164,7 +165,7 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<PlanFlags>();
   CLI::App* cmd = app.add_subcommand(
       "plan", "what the provisioner would do now: where pending pods go and which NodeClaims to launch");
-  AddInputFlags(cmd, &flags->inputs);
+  AddInputAndClusterFlags(cmd, &flags->inputs);
   cmd->add_option("--preference-policy", flags->preference_policy,
                   "Respect: relax preferences one by one when needed; Ignore: drop them up front")
       ->check(CLI::IsMember({"Respect", "Ignore"}))

@@ -255,7 +255,6 @@ core::Status MemoryCluster::Bind(const std::string& ns, const std::string& pod_n
     return core::Status(core::StatusCode::kFailedPrecondition,
                         describe + " is already assigned to node \"" + pod.spec.node_name + "\"");
   }
-  if (!StoreFor(Kind::kNode).contains(Key{"", node})) return NotFound(Kind::kNode, "", node);
   pod.spec.node_name = node;
   auto cond = std::find_if(pod.status.conditions.begin(), pod.status.conditions.end(),
                            [](const api::Condition& c) { return c.type == "PodScheduled"; });

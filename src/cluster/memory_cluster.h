@@ -17,7 +17,8 @@
 //  - Delete removes the object, or, while it has finalizers, sets deletionTimestamp; the
 //    object disappears when an Update removes its last finalizer. Pods are removed at once
 //    (grace periods are not modelled).
-//  - Bind sets spec.nodeName and the PodScheduled condition; Evict applies PDBs as the
+//  - Bind sets spec.nodeName and the PodScheduled condition (the node need not exist, as
+//    upstream); Evict applies PDBs as the
 //    Eviction API does (cluster/disruption_budget.h) and then deletes.
 // Watch callbacks run synchronously after each stored change. Events are delivered strictly
 // in change order: a change made by a callback is queued and delivered to every watcher once

@@ -21,6 +21,9 @@ enum class StatusCode {
   kFailedPrecondition,
   kUnavailable,       // e.g. insufficient capacity, retry later
   kInternal,
+  kPermissionDenied,  // the server refused the caller (HTTP 403: RBAC)
+  kUnauthenticated,   // the server does not know the caller (HTTP 401: missing or expired credentials)
+  kDeadlineExceeded,  // no answer in time
 };
 
 class [[nodiscard]] Status {
