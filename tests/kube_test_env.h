@@ -22,9 +22,15 @@
 
 namespace nodesmith::testing {
 
+// NODESMITH_TESTENV_DIR, else the directory the build's ctest fixture uses.
 inline std::string TestenvDir() {
   const char* d = std::getenv("NODESMITH_TESTENV_DIR");
-  return d == nullptr ? "" : d;
+  if (d != nullptr && d[0] != '\0') return d;
+#ifdef NODESMITH_TESTENV_DIR_DEFAULT
+  return NODESMITH_TESTENV_DIR_DEFAULT;
+#else
+  return "";
+#endif
 }
 
 // The value of `export NAME=...` in DIR/env.
