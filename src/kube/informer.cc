@@ -207,13 +207,33 @@ core::Result<std::string> Informer::Relist() {
   options.limit = options_.page_size;
   options.label_selector = options_.label_selector;
   options.field_selector = options_.field_selector;
-  auto list = client_.List(resource_, options_.namespace_, options);
-  if (!list.ok()) return list.status();
+  // Page by page: each page is decoded into typed objects before the next is fetched, so the
+  // parsed JSON of the whole list (several times the cache's size) is never held at once.
   std::map<Key, CachedObjectPtr> fresh;
-  for (const Json& item : list->items) {
-    CachedObjectPtr entry = Decode(item);
-    if (entry != nullptr) fresh.emplace(Key{entry->namespace_, entry->name}, std::move(entry));
+  std::string list_rv;
+  for (int restart = 0;; ++restart) {
+    std::string token, next;
+    bool expired = false;
+    fresh.clear();
+    do {
+      auto page = client_.ListPage(resource_, options_.namespace_, options, token, &next);
+      if (!page.ok()) {
+        if (IsExpired(page.status()) && restart < 3) {  // the continue token expired: start over
+          expired = true;
+          break;
+        }
+        return page.status();
+      }
+      for (const Json& item : page->items) {
+        CachedObjectPtr entry = Decode(item);
+        if (entry != nullptr) fresh.emplace(Key{entry->namespace_, entry->name}, std::move(entry));
+      }
+      list_rv = page->resource_version;
+      token = next;
+    } while (!token.empty() && !stop_.load());
+    if (!expired) break;
   }
+  if (stop_.load()) return core::Status::Unavailable("stopped");
   std::vector<Pending> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -230,11 +250,11 @@ core::Result<std::string> Informer::Relist() {
     // A version the list is newer than wins even if a write-through announced a later one.
     last_rv_.clear();
     last_rv_number_ = 0;
-    NoteVersionLocked(list->resource_version);
+    NoteVersionLocked(list_rv);
   }
   cv_.notify_all();
   Announce(pending);
-  return list->resource_version;
+  return list_rv;
 }
 
 void Informer::Run() {
@@ -257,7 +277,10 @@ void Informer::Run() {
         continue;
       }
       if (synced_) relists_.fetch_add(1);
-      synced_ = true;
+      {
+        std::lock_guard<std::mutex> lock(mu_);  // a waiter checks synced_ under mu_
+        synced_ = true;
+      }
       cv_.notify_all();
       SetError(core::Status::Ok());
       need_list = false;
@@ -280,7 +303,12 @@ void Informer::Run() {
             NoteVersionLocked(rv);
           } else if (kind == WatchEventKind::kDeleted) {
             std::lock_guard<std::mutex> lock(mu_);
-            RemoveLocked({MetaString(object, "namespace"), MetaString(object, "name")}, rv, &pending);
+            Key key{MetaString(object, "namespace"), MetaString(object, "name")};
+            auto it = items_.find(key);
+            // A late DELETED of an earlier incarnation must not remove one recreated since.
+            std::string uid = MetaString(object, "uid");
+            if (it != items_.end() && (uid.empty() || it->second->uid == uid))
+              RemoveLocked(key, rv, &pending);
             NoteVersionLocked(rv);
           } else {
             CachedObjectPtr entry = Decode(object);
