@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   g++ cmake make pkg-config git python3
+  python3-venv           # the virtualenv of the Python test packages (scripts/testenv/build)
   libyaml-cpp-dev        # YAML/JSON manifest parsing
   nlohmann-json3-dev     # JSON object model and output
   libcli11-dev           # command-line parsing

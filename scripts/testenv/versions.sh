@@ -11,4 +11,12 @@ NODESMITH_TESTENV_CACHE="${NODESMITH_TESTENV_CACHE:-$HOME/.cache/nodesmith-teste
 kube_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/kubernetes-$KUBERNETES_VERSION/bin"; }
 etcd_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/etcd-$ETCD_VERSION/bin"; }
 kwok_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/kwok-$KWOK_VERSION/bin"; }
+# The stages kwok plays (node-initialize, heartbeat with lease, pod ready/complete/delete), taken
+# from the kwok module's own kustomize/stage/ by build.
+kwok_stages_file() { echo "$NODESMITH_TESTENV_CACHE/kwok-$KWOK_VERSION/stages.yaml"; }
 helm_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/helm-$HELM_VERSION/bin"; }
+# The Python virtualenv of scripts/testenv/requirements.txt, keyed by the file's content.
+python_venv_dir() {
+  local h; h="$(sha256sum "$(dirname "${BASH_SOURCE[0]}")/requirements.txt" | cut -c1-12)"
+  echo "$NODESMITH_TESTENV_CACHE/python-$h"
+}
