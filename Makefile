@@ -1,11 +1,12 @@
 # The two commands that do everything on a fresh Debian 12 machine:
 #   make demo   install missing packages, build, simulate the seed walkthrough (log + HTML report)
 #   make test   install missing packages, build, run the whole suite (plain and sanitized)
+#   make cluster-demo  the same walkthrough in a real control plane with kwok and nodesmith controller
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps build testenv demo test check test-asan bench clean
+.PHONY: all deps build testenv demo cluster-demo test check test-asan bench clean
 
 all: build
 
@@ -26,6 +27,11 @@ demo: build
 	./$(BUILD)/nodesmith simulate -f examples/seed-walkthrough/provisioner.yaml \
 	  -f examples/scenarios/seed-walkthrough.yaml -o text --report $(BUILD)/demo-report.html
 	@echo "report: $(BUILD)/demo-report.html"
+
+# The seed walkthrough in a real cluster on this machine: the control plane, kwok, nodesmith
+# controller --cloud-provider kwok; inflate 0 -> 5 and back.
+cluster-demo: build testenv
+	bash scripts/cluster-demo ./$(BUILD)/nodesmith
 
 # The suite in an optimised build, then again under AddressSanitizer + UBSan.
 test: check test-asan

@@ -68,6 +68,7 @@ void DecodeConditions(const Reader& r, const char* key, std::vector<Condition>* 
     c.Str("reason", &cond->reason);
     c.Str("message", &cond->message);
     c.Time("lastTransitionTime", &cond->last_transition_time);
+    c.Int64("observedGeneration", &cond->observed_generation);
   });
 }
 
@@ -78,8 +79,10 @@ Json EncodeConditions(const std::vector<Condition>& conditions) {
     j["type"] = c.type;
     j["status"] = c.status;
     PutStr(j, "reason", c.reason);
-    PutStr(j, "message", c.message);
+    // metav1.Condition requires a message, empty or not (the CRDs' schemas say so).
+    j["message"] = c.message;
     PutTime(j, "lastTransitionTime", c.last_transition_time);
+    if (c.observed_generation != 0) j["observedGeneration"] = c.observed_generation;
     list.push_back(std::move(j));
   }
   return list;

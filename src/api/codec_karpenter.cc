@@ -215,7 +215,11 @@ core::Status DecodeNodePool(const Json& doc, NodePool* out) {
       s.Resources("limits", &out->limits);
       s.Int("weight", &out->weight);
     });
-    r.Object("status", [&](const Reader& st) { DecodeConditions(st, "conditions", &out->conditions); });
+    r.Object("status", [&](const Reader& st) {
+      st.Resources("resources", &out->resources);
+      st.Int64("nodes", &out->nodes);
+      DecodeConditions(st, "conditions", &out->conditions);
+    });
   });
 }
 
@@ -246,7 +250,11 @@ Json EncodeNodePool(const NodePool& v) {
   PutResources(spec, "limits", v.limits);
   if (v.weight) spec["weight"] = *v.weight;
   j["spec"] = std::move(spec);
-  if (!v.conditions.empty()) j["status"] = Json{{"conditions", EncodeConditions(v.conditions)}};
+  Json status = Json::object();
+  PutResources(status, "resources", v.resources);
+  if (v.nodes) status["nodes"] = *v.nodes;
+  if (!v.conditions.empty()) status["conditions"] = EncodeConditions(v.conditions);
+  if (!status.empty()) j["status"] = std::move(status);
   return j;
 }
 
@@ -329,6 +337,7 @@ core::Status DecodeEC2NodeClass(const Json& doc, EC2NodeClass* out) {
       });
       s.Str("context", &out->context);
     });
+    r.Object("status", [&](const Reader& st) { DecodeConditions(st, "conditions", &out->conditions); });
     if (out->ami_family.empty()) out->ami_family = AliasFamily(*out);
   });
 }
@@ -363,6 +372,7 @@ Json EncodeEC2NodeClass(const EC2NodeClass& v) {
                                  {"httpTokens", mo.http_tokens}};
   PutStr(spec, "context", v.context);
   j["spec"] = std::move(spec);
+  if (!v.conditions.empty()) j["status"] = Json{{"conditions", EncodeConditions(v.conditions)}};
   return j;
 }
 

@@ -113,6 +113,53 @@ TEST(DecodeNodePool, RefusesDurationsTheCrdPatternRejects) {
                           "^(([0-9]+(s|m|h))+|Never)$)");
 }
 
+TEST(DecodeNodePool, ReadsAndWritesTheStatusKarpentersControllersKeep) {
+  NodePool p;
+  ASSERT_TRUE(DecodeNodePool(Yaml(R"(metadata: {name: default, generation: 2}
+spec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}}}
+status:
+  resources: {cpu: "12", memory: 48Gi, pods: "330", ephemeral-storage: "0", nodes: "3"}
+  nodes: 3
+  conditions:
+  - {type: ValidationSucceeded, status: "True", reason: ValidationSucceeded, observedGeneration: 2,
+     lastTransitionTime: "2025-01-01T00:00:00Z"}
+)"), &p).ok());
+  EXPECT_EQ(p.resources.Get("cpu"), Quantity::MustParse("12"));
+  EXPECT_EQ(p.resources.Get("memory"), Quantity::MustParse("48Gi"));
+  EXPECT_EQ(p.resources.Get("nodes"), Quantity::MustParse("3"));
+  EXPECT_TRUE(p.resources.Has("ephemeral-storage"));
+  EXPECT_EQ(p.nodes, 3);
+  ASSERT_EQ(p.conditions.size(), 1u);
+  EXPECT_EQ(p.conditions[0].observed_generation, 2);
+
+  Json status = EncodeNodePool(p)["status"];
+  EXPECT_EQ(status["nodes"], 3);
+  EXPECT_EQ(status["resources"]["cpu"], "12");
+  EXPECT_EQ(status["resources"]["ephemeral-storage"], "0");
+  EXPECT_EQ(status["conditions"][0]["observedGeneration"], 2);
+}
+
+TEST(EncodeNodePool, WritesNodesOnceCountedEvenWhenZero) {
+  NodePool p;
+  p.metadata.name = "default";
+  EXPECT_FALSE(EncodeNodePool(p).contains("status")) << "never counted: no status";
+  p.nodes = 0;
+  EXPECT_EQ(EncodeNodePool(p)["status"]["nodes"], 0);
+}
+
+TEST(DecodeEC2NodeClass, ReadsItsConditions) {
+  EC2NodeClass nc;
+  ASSERT_TRUE(DecodeEC2NodeClass(Yaml(R"(metadata: {name: default}
+spec: {amiSelectorTerms: [{alias: al2023@latest}], role: R}
+status:
+  conditions: [{type: Ready, status: "False", reason: AMINotFound, message: no AMI matched}]
+)"), &nc).ok());
+  ASSERT_EQ(nc.conditions.size(), 1u);
+  EXPECT_EQ(nc.conditions[0].status, "False");
+  EXPECT_EQ(nc.conditions[0].reason, "AMINotFound");
+  EXPECT_EQ(EncodeEC2NodeClass(nc)["status"]["conditions"][0]["message"], "no AMI matched");
+}
+
 TEST(DecodeEC2NodeClass, DerivesTheFamilyFromTheAliasAndKeepsDefaults) {
   EC2NodeClass nc;
   ASSERT_TRUE(DecodeEC2NodeClass(Yaml(R"(metadata: {name: default}
@@ -255,7 +302,10 @@ INSTANTIATE_TEST_SUITE_P(
         RoundTrip{"NodePool",
                   "metadata: {name: p}\nspec: {template: {spec: {nodeClassRef: {group: g, kind: k, name: n}, "
                   "requirements: [{key: a, operator: In, values: [b], minValues: 1}], terminationGracePeriod: 90s}}, "
-                  "disruption: {budgets: [{nodes: '0', schedule: '@daily', duration: 10m}]}, limits: {cpu: '1000'}, weight: 3}",
+                  "disruption: {budgets: [{nodes: '0', schedule: '@daily', duration: 10m}]}, limits: {cpu: '1000'}, weight: 3}\n"
+                  "status: {resources: {cpu: 4, memory: 16Gi, nodes: 1}, nodes: 1, conditions: [{type: Ready, status: "
+                  "Unknown, reason: AwaitingReconciliation, observedGeneration: 1, lastTransitionTime: "
+                  "'2025-01-01T00:00:00Z'}]}",
                   Cycle<NodePool>(DecodeNodePool, EncodeNodePool)},
         RoundTrip{"NodeClaim",
                   "metadata: {name: c, labels: {karpenter.sh/nodepool: p}, creationTimestamp: '2025-01-01T00:00:00Z'}\n"
@@ -266,7 +316,8 @@ INSTANTIATE_TEST_SUITE_P(
         RoundTrip{"EC2NodeClass",
                   "metadata: {name: nc}\nspec: {amiFamily: Custom, amiSelectorTerms: [{id: ami-1}], role: r, "
                   "subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{name: sg}], userData: x, "
-                  "tags: {t: v}, kubelet: {podsPerCore: 2, clusterDNS: [10.0.0.10]}, detailedMonitoring: true}",
+                  "tags: {t: v}, kubelet: {podsPerCore: 2, clusterDNS: [10.0.0.10]}, detailedMonitoring: true}\n"
+                  "status: {conditions: [{type: Ready, status: 'True', reason: Ready}]}",
                   Cycle<EC2NodeClass>(DecodeEC2NodeClass, EncodeEC2NodeClass)},
         RoundTrip{"InstanceTypeCatalog",
                   "metadata: {name: c}\nspec: {defaults: {offerings: [{zone: z, capacityType: spot}]}, instanceTypes: "

@@ -30,4 +30,20 @@ bool SetCondition(std::vector<Condition>& conditions, const std::string& type,
   return true;
 }
 
+bool SetCondition(std::vector<Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason, core::Time now,
+                  const std::string& message, int64_t generation) {
+  bool changed = SetCondition(conditions, type, status, reason, now, message);
+  for (Condition& c : conditions) {
+    if (c.type != type || c.observed_generation == generation) continue;
+    c.observed_generation = generation;
+    changed = true;
+  }
+  return changed;
+}
+
+bool ClearCondition(std::vector<Condition>& conditions, const std::string& type) {
+  return std::erase_if(conditions, [&](const Condition& c) { return c.type == type; }) > 0;
+}
+
 }  // namespace nodesmith::api

@@ -25,4 +25,13 @@ bool SetCondition(std::vector<Condition>& conditions, const std::string& type,
                   const std::string& status, const std::string& reason, core::Time now,
                   const std::string& message = "");
 
+// As above for a metav1.Condition of an object at `generation`: also sets observedGeneration,
+// which alone changing is a change too (lastTransitionTime stays).
+bool SetCondition(std::vector<Condition>& conditions, const std::string& type,
+                  const std::string& status, const std::string& reason, core::Time now,
+                  const std::string& message, int64_t generation);
+
+// Removes the condition of `type`; true when there was one.
+bool ClearCondition(std::vector<Condition>& conditions, const std::string& type);
+
 }  // namespace nodesmith::api

@@ -39,5 +39,23 @@ TEST(Conditions, SetMovesTheTransitionTimeOnlyWhenTheStatusChanges) {
   EXPECT_EQ(cs[0].message, "");
 }
 
+TEST(Conditions, SetWithAGenerationRecordsItAndAGenerationAloneIsAChange) {
+  std::vector<Condition> cs;
+  EXPECT_TRUE(SetCondition(cs, "Ready", "True", "Ready", kT0, "", 1));
+  EXPECT_EQ(cs[0].observed_generation, 1);
+  EXPECT_FALSE(SetCondition(cs, "Ready", "True", "Ready", kT1, "", 1));
+  EXPECT_TRUE(SetCondition(cs, "Ready", "True", "Ready", kT1, "", 2));
+  EXPECT_EQ(cs[0].observed_generation, 2);
+  EXPECT_EQ(cs[0].last_transition_time, kT0) << "the status did not change";
+}
+
+TEST(Conditions, ClearRemovesTheConditionAndSaysWhetherItWasThere) {
+  std::vector<Condition> cs{{"Drifted", "True"}, {"Ready", "True"}};
+  EXPECT_TRUE(ClearCondition(cs, "Drifted"));
+  EXPECT_FALSE(ClearCondition(cs, "Drifted"));
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].type, "Ready");
+}
+
 }  // namespace
 }  // namespace nodesmith::api

@@ -79,6 +79,7 @@ struct EC2NodeClass {
   std::optional<bool> associate_public_ip_address;
   MetadataOptions metadata_options;
   std::string context;
+  std::vector<Condition> conditions;  // status.conditions (Ready: the NodePools' NodeClassReady)
 };
 
 }  // namespace nodesmith::api

@@ -2,6 +2,7 @@
 // conditions). Plain value types; decode/encode live in api/codec.h.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@ struct Condition {
   std::string reason;
   std::string message;
   std::optional<core::Time> last_transition_time;
+  int64_t observed_generation = 0;  // metav1.Condition's; 0: not set (Node and Pod conditions)
 };
 
 // Where an object came from: for error messages ("pools.yaml: document 2 (NodePool default)").

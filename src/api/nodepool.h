@@ -58,6 +58,9 @@ struct NodePool {
   Disruption disruption;
   ResourceList limits;  // empty: unlimited
   std::optional<int> weight;  // 1..100, higher tried first
+  // status: what the NodePool's nodes add up to (Karpenter's counter controller), and how it is.
+  ResourceList resources;          // status.resources: summed node capacity
+  std::optional<int64_t> nodes;    // status.nodes; nullopt until first counted
   std::vector<Condition> conditions;  // status.conditions
 };
 

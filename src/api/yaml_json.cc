@@ -306,6 +306,12 @@ bool PlainSafe(const std::string& s) {
   static const char* kYaml11 =
       "|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|";  // kubectl's YAML 1.1 reading
   if (std::string(kYaml11).find("|" + s + "|") != std::string::npos) return false;
+  // A YAML 1.1 timestamp ("2024-01-01T01:01:01Z", "2024-01-01") is read back as a date by
+  // PyYAML and other 1.1 readers, not as the string it is.
+  auto digit = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
+  if (digit(0) && digit(1) && digit(2) && digit(3) && s.size() > 5 && s[4] == '-' && digit(5)) {
+    return false;
+  }
   char first = s[0];
   if (!(std::isalnum(static_cast<unsigned char>(first)) || first == '_' || first == '.' ||
         first == '/' || first == '(')) {

@@ -118,6 +118,12 @@ TEST(EmitYaml, QuotesStringsThatWouldReadBackAsOtherTypes) {
   EXPECT_EQ(ParseOne(yaml), v);
 }
 
+// YAML 1.1 readers (PyYAML, older Go YAML) read an unquoted date or timestamp as a date.
+TEST(EmitYaml, QuotesStringsThatLookLikeTimestamps) {
+  EXPECT_EQ(EmitYaml(Json{{"t", "2024-01-01T01:01:01Z"}, {"d", "2024-01-01"}, {"v", "2024x"}}),
+            "t: \"2024-01-01T01:01:01Z\"\nd: \"2024-01-01\"\nv: 2024x\n");
+}
+
 TEST(EmitYaml, NestedListsAndMapsRoundTrip) {
   Json v = Json::parse(R"({"spec": {"requirements": [{"key": "k", "operator": "In", "values": ["a", "b"]}],
       "empty": {}, "none": [], "matrix": [[1, 2], [3]], "n": null}})");

@@ -25,5 +25,7 @@ void RegisterCatalog(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);
 void RegisterSimulate(CLI::App& app, int* exit_code);
 void RegisterDisrupt(CLI::App& app, int* exit_code);
+void RegisterCrds(CLI::App& app, int* exit_code);
+void RegisterController(CLI::App& app, int* exit_code);
 
 }  // namespace nodesmith::cli

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "api/object_set.h"
+#include "controllers/feature_gates.h"
 #include "core/status.h"
 
 namespace nodesmith::cli {
@@ -40,16 +41,8 @@ void AddInputFlags(CLI::App* cmd, InputFlags* flags);
 // (plan and disrupt: "Live clusters for the dry runs" in the CLI contract).
 void AddInputAndClusterFlags(CLI::App* cmd, InputFlags* flags);
 
-// Karpenter's FEATURE_GATES, with Karpenter's defaults. Only the gates that change what nodesmith
-// does are kept; the others are accepted and ignored.
-struct FeatureGates {
-  bool spot_to_spot_consolidation = false;  // SpotToSpotConsolidation
-  bool node_repair = false;                 // NodeRepair
-};
-
-// Parses --feature-gates ("SpotToSpotConsolidation=true,NodeRepair=false"). InvalidArgument,
-// naming the flag, for a gate Karpenter does not know or a value other than true/false.
-core::Result<FeatureGates> ParseFeatureGates(const std::string& text);
+using controllers::FeatureGates;
+using controllers::ParseFeatureGates;
 
 // Loads flags.files and, when asked (--kubeconfig, --context, or KUBECONFIG with no -f), every
 // object of the live cluster, read once and read-only. On failure prints "error: <message>" to `err` and returns nullopt; warnings

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   RegisterPlan(app, &exit_code);
   RegisterSimulate(app, &exit_code);
   RegisterDisrupt(app, &exit_code);
+  RegisterCrds(app, &exit_code);
+  RegisterController(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -7,6 +7,10 @@
 #include "controllers/nodeclaim/garbage_collection.h"
 #include "controllers/nodeclaim/lifecycle.h"
 #include "controllers/nodeclaim/pod_events.h"
+#include "controllers/nodepool/counter.h"
+#include "controllers/nodepool/hash.h"
+#include "controllers/nodepool/readiness.h"
+#include "controllers/nodepool/validation.h"
 #include "controllers/provisioning/provisioner.h"
 #include "controllers/termination/terminator.h"
 
@@ -27,6 +31,7 @@ std::unique_ptr<ControllerSet> NewControllers(const core::Clock& clock,
   provisioning.scheduler.min_values_best_effort = settings.min_values_best_effort;
   auto nominations = std::make_shared<Nominations>();
   provisioning.nominations = nominations;
+  provisioning.require_unschedulable_condition = settings.require_unschedulable_condition;
   DisruptionOptions disruption;
   disruption.nominations = nominations;
   SimulatorOptions simulation;
@@ -52,6 +57,11 @@ std::unique_ptr<ControllerSet> NewControllers(const core::Clock& clock,
   all.push_back(std::move(queue));
   all.push_back(std::make_unique<Terminator>(clock, cluster, cloud, recorder));
   all.push_back(std::make_unique<GarbageCollector>(clock, cluster, cloud, recorder));
+  // NodePool status last: it only observes, and its writes come after what they count.
+  all.push_back(std::make_unique<NodePoolHashController>(cluster));
+  all.push_back(std::make_unique<NodePoolValidation>(clock, cluster));
+  all.push_back(std::make_unique<NodePoolReadiness>(clock, cluster));
+  all.push_back(std::make_unique<NodePoolCounter>(cluster));
   if (interruption_queue != nullptr && unavailable_offerings != nullptr) {
     all.push_back(std::make_unique<InterruptionController>(clock, cluster, *interruption_queue,
                                                            *unavailable_offerings, recorder));

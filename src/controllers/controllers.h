@@ -38,6 +38,8 @@ struct Settings {
   // --preference-policy Ignore / --min-values-policy BestEffort (solver::SchedulerOptions).
   bool ignore_preferences = false;
   bool min_values_best_effort = false;
+  // Plan only pods a scheduler marked unschedulable (ProvisionerOptions); the operator's choice.
+  bool require_unschedulable_condition = false;
   // Karpenter's SpotToSpotConsolidation feature gate: consolidation may replace spot nodes with
   // cheaper spot nodes (with at least 15 cheaper instance types, as upstream).
   bool spot_to_spot_consolidation = false;
@@ -53,6 +55,10 @@ inline constexpr const char* kDisruptionName = "disruption";
 inline constexpr const char* kDisruptionQueueName = "disruption.queue";
 inline constexpr const char* kTerminationName = "nodeclaim.termination";
 inline constexpr const char* kInterruptionName = "interruption";
+inline constexpr const char* kNodePoolCounterName = "nodepool.counter";
+inline constexpr const char* kNodePoolReadinessName = "nodepool.readiness";
+inline constexpr const char* kNodePoolValidationName = "nodepool.validation";
+inline constexpr const char* kNodePoolHashName = "nodepool.hash";
 
 class ControllerSet {
  public:
@@ -77,8 +83,9 @@ class ControllerSet {
   std::vector<std::unique_ptr<runtime::Controller>> controllers_;
 };
 
-// Builds the provisioner, NodeClaim lifecycle, garbage collection, pod events, disruption and
-// termination controllers over the given dependencies, and the interruption controller when
+// Builds the provisioner, NodeClaim lifecycle, garbage collection, pod events, disruption,
+// termination and NodePool status (hash, validation, readiness, counter) controllers over the
+// given dependencies, and the interruption controller when
 // `interruption_queue` is set (Karpenter runs it only with an INTERRUPTION_QUEUE); it marks
 // spot-interrupted offerings in `unavailable_offerings`. REQUIRES: both set or both nullptr, and
 // outliving the set.

@@ -9,6 +9,8 @@
 
 #include <set>
 
+#include "api/conditions.h"
+#include "api/ec2nodeclass.h"
 #include "controllers/testing/fixtures.h"
 #include "runtime/controller_runtime.h"
 #include "runtime/event_loop.h"
@@ -89,7 +91,8 @@ TEST_F(ControllerSetTest, WiresEveryControllerOnce) {
   EXPECT_THAT(runtime_.Controllers(),
               ElementsAre(kProvisionerName, kLifecycleName, kPodEventsName, kDriftDetectionName,
                           kDisruptionName, kDisruptionQueueName, kTerminationName,
-                          kGarbageCollectionName));
+                          kGarbageCollectionName, kNodePoolHashName, kNodePoolValidationName,
+                          kNodePoolReadinessName, kNodePoolCounterName));
   EXPECT_NE(set_->Find(kTerminationName), nullptr);
   EXPECT_EQ(set_->Find("nope"), nullptr);
 }
@@ -130,6 +133,72 @@ TEST_F(ControllerSetTest, FromPendingPodsToAnInitializedNodeAndBackToNothing) {
   for (const auto& name : runtime_.Controllers()) {
     EXPECT_EQ(runtime_.ErrorCount(name), 0) << name;
   }
+}
+
+TEST_F(ControllerSetTest, StatusFollowsTheNodesAsKarpenterKeepsIt) {
+  api::EC2NodeClass node_class;
+  node_class.metadata.name = "default";
+  node_class.conditions = {{"Ready", "True", "Ready", "", world_.clock.Now()}};
+  world_.MustCreate(node_class);
+  RunFor(seconds(1));
+  api::NodePool pool = world_.MustGet<api::NodePool>("", "default");
+  EXPECT_EQ(pool.metadata.annotations[kNodePoolHashAnnotation], NodePoolHash(pool));
+  EXPECT_TRUE(api::IsConditionTrue(pool.conditions, "ValidationSucceeded"));
+  EXPECT_TRUE(api::IsConditionTrue(pool.conditions, "NodeClassReady"));
+  EXPECT_TRUE(api::IsConditionTrue(pool.conditions, "Ready"));
+  EXPECT_EQ(pool.nodes, 0);
+
+  for (const char* name : {"a", "b"}) world_.MustCreate(testing::PendingPod(name, "500m"));
+  RunFor(seconds(60));
+  pool = world_.MustGet<api::NodePool>("", "default");
+  EXPECT_EQ(pool.nodes, 1);
+  EXPECT_EQ(pool.resources.Get("cpu"), api::Quantity::MustParse("2")) << "one small node";
+  EXPECT_EQ(pool.resources.Get("memory"), api::Quantity::MustParse("16Gi"));
+  auto claims = world_.cluster.List<api::NodeClaim>();
+  ASSERT_THAT(claims, SizeIs(1));
+  ASSERT_TRUE(claims[0].status.last_pod_event_time.has_value());
+  const core::Time consolidatable_at = *claims[0].status.last_pod_event_time + seconds(30);
+  EXPECT_EQ(claims[0].FindCondition(kConditionConsolidatable), nullptr) << "pods just arrived";
+
+  RunFor(consolidatable_at - world_.clock.Now() + seconds(1));
+  const api::Condition* consolidatable =
+      world_.MustGet<api::NodeClaim>("", claims[0].metadata.name)
+          .FindCondition(kConditionConsolidatable);
+  ASSERT_NE(consolidatable, nullptr);
+  EXPECT_EQ(consolidatable->last_transition_time, consolidatable_at) << "marked when it turned";
+
+  for (const char* name : {"a", "b"}) {
+    ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", name).ok());
+  }
+  RunFor(seconds(120));
+  ASSERT_THAT(world_.cluster.List<api::NodeClaim>(), IsEmpty());
+  pool = world_.MustGet<api::NodePool>("", "default");
+  EXPECT_EQ(pool.nodes, 0);
+  EXPECT_TRUE(pool.resources.Get("cpu").IsZero());
+  for (const auto& name : runtime_.Controllers()) {
+    EXPECT_EQ(runtime_.ErrorCount(name), 0) << name;
+  }
+}
+
+// The counter writes the NodePool's status when a node comes or goes; to the provisioner that is
+// no NodePool change that restarts the batch window.
+TEST_F(ControllerSetTest, ANodePoolStatusWriteDoesNotHoldBackABatch) {
+  for (const char* name : {"a", "b"}) world_.MustCreate(testing::PendingPod(name, "500m"));
+  loop_.After(std::chrono::milliseconds(500), [this] {
+    api::Node tainted;  // counted for the pool, no home for the pods
+    tainted.metadata.name = "ip-tainted";
+    tainted.metadata.labels = {{s::kLabelNodePool, "default"},
+                               {s::kLabelInstanceTypeStable, "small"},
+                               {s::kLabelNodeInitialized, "true"}};
+    tainted.spec.provider_id = "aws:///zone-a/i-tainted";
+    tainted.spec.taints = {{"dedicated", "other", "NoSchedule"}};
+    tainted.status.capacity = {{"cpu", api::Quantity::MustParse("2")}};
+    world_.MustCreate(std::move(tainted));
+  });
+  RunFor(std::chrono::milliseconds(900));
+  EXPECT_EQ(world_.MustGet<api::NodePool>("", "default").nodes, 1) << "the node was counted";
+  RunFor(seconds(5));
+  EXPECT_EQ(recorder_.FirstAt("NodeClaimCreated"), 1.0) << "one idle second after the pods";
 }
 
 TEST_F(ControllerSetTest, InsufficientCapacityAtLaunchIsRetriedOnceCapacityReturns) {

@@ -84,7 +84,10 @@ KubeCluster::KubeCluster(RestClient& client, KubeClusterOptions options)
 KubeCluster::~KubeCluster() { Stop(); }
 
 core::Status KubeCluster::Start(double sync_timeout_seconds) {
-  for (auto& [r, informer] : informers_) informer->Start();
+  if (!started_) {
+    started_ = true;
+    for (auto& [r, informer] : informers_) informer->Start();
+  }
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double>(sync_timeout_seconds));
@@ -158,8 +161,11 @@ void KubeCluster::OnCacheEvent(Kind kind, CacheEventType type, const CachedObjec
   event.namespace_ = which->namespace_;
   event.name = cluster::StoreName(*which->object);
   event.object = which->object;
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  queue_.push_back(std::move(event));
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    queue_.push_back(std::move(event));
+  }
+  if (options_.on_queued) options_.on_queued();
 }
 
 size_t KubeCluster::DispatchEvents() {

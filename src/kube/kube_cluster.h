@@ -32,6 +32,9 @@ struct KubeClusterOptions {
   // The kinds to cache and serve; empty: every kind of cluster::Kind.
   std::vector<cluster::Kind> kinds;
   std::function<void(const std::string&)> log;
+  // Called (on an informer's thread) each time a change from the server is queued, so the
+  // thread that calls DispatchEvents() can wake up. Must be cheap and must not call back.
+  std::function<void()> on_queued;
 };
 
 class KubeCluster : public cluster::ClusterApi {
@@ -40,8 +43,9 @@ class KubeCluster : public cluster::ClusterApi {
   KubeCluster(RestClient& client, KubeClusterOptions options = {});
   ~KubeCluster() override;
 
-  // Starts the informers and waits until each has listed its resource. On timeout, fails with
-  // what keeps the slowest one from syncing (a missing CRD, RBAC, an unreachable server).
+  // Starts the informers (the first call only) and waits until each has listed its resource. On
+  // timeout, fails with what keeps the slowest one from syncing (a missing CRD, RBAC, an
+  // unreachable server); the informers keep trying, and Start may be called again to wait more.
   core::Status Start(double sync_timeout_seconds = 60);
   void Stop();
   bool HasSynced() const;
@@ -94,6 +98,7 @@ class KubeCluster : public cluster::ClusterApi {
   std::mutex queue_mu_;
   std::deque<cluster::WatchEvent> queue_;
   bool dispatching_ = false;
+  bool started_ = false;
 };
 
 }  // namespace nodesmith::kube

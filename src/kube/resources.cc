@@ -30,6 +30,8 @@ const ResourceType kNodePools{"karpenter.sh", "v1", "nodepools", "NodePool", fal
 const ResourceType kNodeClaims{"karpenter.sh", "v1", "nodeclaims", "NodeClaim", false};
 const ResourceType kEC2NodeClasses{"karpenter.k8s.aws", "v1", "ec2nodeclasses", "EC2NodeClass",
                                    false};
+const ResourceType kKWOKNodeClasses{"karpenter.kwok.sh", "v1alpha1", "kwoknodeclasses",
+                                    "KWOKNodeClass", false};
 }  // namespace resources
 
 std::string ResourceType::ApiVersion() const {

@@ -42,6 +42,8 @@ extern const ResourceType kDeployments, kReplicaSets, kStatefulSets, kDaemonSets
 extern const ResourceType kJobs, kPodDisruptionBudgets, kStorageClasses, kCSINodes,
     kVolumeAttachments, kLeases, kEventsV1;
 extern const ResourceType kNodePools, kNodeClaims, kEC2NodeClasses;
+// The kwok provider's node class; read directly, not through a cluster::Kind.
+extern const ResourceType kKWOKNodeClasses;
 }  // namespace resources
 
 // The resources a cluster::Kind is stored in (three for kReplicatedWorkload, one otherwise).

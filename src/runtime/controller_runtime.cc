@@ -59,22 +59,28 @@ void SimulatedRuntime::RunOne(Entry& entry) {
   std::optional<Request> request = entry.queue->Get();
   if (!request) return;
   ++entry.reconciles;
+  if (before_) before_(entry.name);
   core::Result<ReconcileResult> result = entry.controller->Reconcile(*request);
   WorkQueue& queue = *entry.queue;
+  const char* outcome = "success";
   if (!result.ok()) {
     ++entry.errors;
+    outcome = "error";
     if (entry.on_error) entry.on_error(*request, result.status());
     queue.AddRateLimited(*request);
   } else if (result->requeue_after.has_value()) {
     if (*result->requeue_after > core::Duration::zero()) {
+      outcome = "requeue_after";
       queue.Forget(*request);
       queue.AddAfter(*request, *result->requeue_after);
     } else {
+      outcome = "requeue";
       queue.AddRateLimited(*request);
     }
   } else {
     queue.Forget(*request);
   }
+  if (after_) after_(entry.name, outcome);
   queue.Done(*request);
   // One reconcile per event: give other controllers' events at this instant their turn.
   if (queue.Len() > 0) Schedule(entry);

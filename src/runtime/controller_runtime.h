@@ -39,6 +39,17 @@ class SimulatedRuntime {
   SimulatedRuntime(const SimulatedRuntime&) = delete;
   SimulatedRuntime& operator=(const SimulatedRuntime&) = delete;
 
+  // Told of every reconcile, before and after it runs (metrics). `result` is "success",
+  // "error", "requeue" (backoff) or "requeue_after", as controller-runtime's reconcile_total
+  // labels them.
+  using ReconcileObserver =
+      std::function<void(const std::string& controller, const char* result)>;
+  void SetObservers(std::function<void(const std::string& controller)> before,
+                    ReconcileObserver after) {
+    before_ = std::move(before);
+    after_ = std::move(after);
+  }
+
   // Starts driving `controller`. REQUIRES: its Name() is not registered yet.
   void Register(Controller& controller, ErrorHook on_error = nullptr);
 
@@ -75,6 +86,8 @@ class SimulatedRuntime {
 
   EventLoop& loop_;
   cluster::ClusterApi& cluster_;
+  std::function<void(const std::string&)> before_;
+  ReconcileObserver after_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::map<std::string, Entry*> by_name_;
   // Watch callbacks and loop events hold a weak reference and do nothing once it expires.

@@ -23,6 +23,12 @@ bool EventLoop::RunNext() {
   return true;
 }
 
+bool EventLoop::RunNextDue(core::Time now) {
+  if (queue_.empty() || queue_.top().at > now) return false;
+  if (now > clock_.Now()) clock_.Set(now);
+  return RunNext();
+}
+
 void EventLoop::RunUntil(core::Time end) {
   while (!queue_.empty() && queue_.top().at <= end) RunNext();
   if (clock_.Now() < end) clock_.Set(end);

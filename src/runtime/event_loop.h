@@ -26,6 +26,9 @@ class EventLoop {
 
   // Runs the earliest event; false when none is left.
   bool RunNext();
+  // For a loop that follows the wall clock: when the earliest event is due at or before `now`,
+  // sets the clock to `now` (never backwards), runs that event and returns true; false otherwise.
+  bool RunNextDue(core::Time now);
   // Runs every event due at or before `end`, then sets the clock to `end`.
   void RunUntil(core::Time end);
   bool empty() const { return queue_.empty(); }

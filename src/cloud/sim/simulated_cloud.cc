@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "cloud/launch_offering.h"
 #include "scheduling/requirements.h"
 #include "scheduling/well_known_labels.h"
 
@@ -12,9 +13,6 @@ namespace s = scheduling;
 
 namespace {
 
-// Offerings named in an insufficient-capacity message before "and N more".
-constexpr size_t kMaxOfferingsInMessage = 10;
-
 core::Status FailedPrecondition(std::string message) {
   return core::Status(core::StatusCode::kFailedPrecondition, std::move(message));
 }
@@ -23,39 +21,6 @@ core::Status FailedPrecondition(std::string message) {
 std::string PrivateIp(uint64_t ordinal) {
   const uint64_t host = ordinal + 4;
   return "192.168." + std::to_string((host / 256) % 256) + "." + std::to_string(host % 256);
-}
-
-std::string DescribeOfferings(const std::vector<OfferingRef>& offerings) {
-  std::string out;
-  for (size_t i = 0; i < offerings.size() && i < kMaxOfferingsInMessage; ++i) {
-    if (i > 0) out += ", ";
-    out += offerings[i].String();
-  }
-  if (offerings.size() > kMaxOfferingsInMessage) {
-    out += " and " + std::to_string(offerings.size() - kMaxOfferingsInMessage) + " more";
-  }
-  return out;
-}
-
-// The labels a node launched as `type` in `offering` carries, for a NodeClaim with `reqs`: the
-// type's single-valued requirements, the offering's, the region, and kubernetes.io/arch and os
-// (which every kubelet reports) resolved within the NodeClaim's requirements when the type
-// allows several.
-api::Labels LaunchLabels(const InstanceType& type, const Offering& offering,
-                         const s::Requirements& reqs, const std::string& region) {
-  api::Labels labels = type.requirements.SingleValuedLabels();
-  for (const char* key : {s::kLabelArchStable, s::kLabelOSStable}) {
-    if (labels.count(key) != 0) continue;
-    const s::Requirement* allowed = type.requirements.Find(key);
-    if (allowed == nullptr) continue;
-    const std::string value = allowed->Intersection(reqs.Get(key)).Any();
-    if (!value.empty()) labels[key] = value;
-  }
-  for (const auto& [key, value] : offering.requirements.SingleValuedLabels()) labels[key] = value;
-  labels[s::kLabelTopologyZone] = offering.zone;
-  labels[s::kLabelCapacityType] = offering.capacity_type;
-  if (!region.empty()) labels[s::kLabelTopologyRegion] = region;
-  return labels;
 }
 
 }  // namespace
@@ -79,46 +44,17 @@ core::Result<api::NodeClaim> SimulatedCloud::Create(const api::NodeClaim& node_c
   const core::Time now = clock_.Now();
   const s::Requirements reqs =
       s::Requirements::FromNodeSelectorRequirements(node_claim.spec.requirements);
-  const s::CompatibilityOptions type_options = s::AllowUndefined(WellKnownLabels());
-  // As Karpenter's Offerings.Compatible: zone and capacity type need not be constrained.
-  const s::CompatibilityOptions offering_options = s::AllowUndefinedWellKnownLabels();
-
-  const InstanceType* best_type = nullptr;
-  const Offering* best = nullptr;
   std::vector<OfferingRef> tried;
-  for (const InstanceTypePtr& type : catalog_.instance_types) {
-    if (!reqs.IsCompatible(type->requirements, type_options)) continue;
-    if (!node_claim.spec.resource_requests.Fits(type->allocatable)) continue;
-    for (const Offering& o : type->offerings) {
-      if (!reqs.IsCompatible(o.requirements, offering_options)) continue;
-      OfferingRef ref{type->name, o.zone, o.capacity_type};
-      if (!o.available || unavailable_.IsUnavailable(ref, now)) {
-        tried.push_back(std::move(ref));
-        continue;
-      }
-      if (best == nullptr ||
-          std::tie(o.price, type->name, o.zone, o.capacity_type) <
-              std::tie(best->price, best_type->name, best->zone, best->capacity_type)) {
-        best = &o;
-        best_type = type.get();
-      }
-    }
-  }
-  std::sort(tried.begin(), tried.end());
+  const auto choice = ChooseLaunchOffering(
+      catalog_.instance_types, node_claim,
+      {&WellKnownLabels(),
+       [&](const OfferingRef& ref) { return unavailable_.IsUnavailable(ref, now); },
+       catalog_.source},
+      &tried);
   last_unavailable_ = tried;
-
-  if (best == nullptr) {
-    const std::string claim =
-        node_claim.metadata.name.empty() ? "" : " " + node_claim.metadata.name;
-    if (tried.empty()) {
-      return core::Status::Unavailable("insufficient capacity: no instance type in catalog " +
-                                       catalog_.source + " is compatible with NodeClaim" + claim +
-                                       "'s requirements and resource requests");
-    }
-    return core::Status::Unavailable("insufficient capacity: all " + std::to_string(tried.size()) +
-                                     " compatible offerings for NodeClaim" + claim +
-                                     " are unavailable: " + DescribeOfferings(tried));
-  }
+  if (!choice.ok()) return choice.status();
+  const InstanceType* best_type = choice->type;
+  const Offering* best = choice->offering;
 
   Entry entry;
   SimulatedInstance& inst = entry.instance;

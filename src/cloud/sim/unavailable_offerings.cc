@@ -4,8 +4,6 @@
 
 namespace nodesmith::cloud::sim {
 
-std::string OfferingRef::String() const { return instance_type + "/" + zone + "/" + capacity_type; }
-
 void UnavailableOfferings::Mark(const OfferingRef& offering, core::Time until) {
   auto [it, inserted] = until_.emplace(offering, until);
   if (!inserted) it->second = std::max(it->second, until);

@@ -10,20 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cloud/offering_ref.h"
 #include "core/time.h"
 
 namespace nodesmith::cloud::sim {
 
-// One offering, named.
-struct OfferingRef {
-  std::string instance_type;
-  std::string zone;
-  std::string capacity_type;
-
-  // "c5.large/us-west-2a/spot"
-  std::string String() const;
-  auto operator<=>(const OfferingRef&) const = default;
-};
+using cloud::OfferingRef;
 
 class UnavailableOfferings {
  public:

@@ -32,6 +32,10 @@ inline constexpr const char* kNodePoolHashVersion = "v3";
 inline constexpr const char* kConditionLaunched = "Launched";
 inline constexpr const char* kConditionRegistered = "Registered";
 inline constexpr const char* kConditionInitialized = "Initialized";
+inline constexpr const char* kConditionConsolidatable = "Consolidatable";
+inline constexpr const char* kConditionDisruptionReason = "DisruptionReason";
+// Set once the cloud instance is being terminated; such NodeClaims no longer count as nodes.
+inline constexpr const char* kConditionInstanceTerminating = "InstanceTerminating";
 
 // Condition bookkeeping and pod/node classification live in api/ so every layer shares them;
 // they are named here too because the controllers speak of them as Karpenter's utilities.

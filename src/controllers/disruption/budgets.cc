@@ -16,10 +16,6 @@
 namespace nodesmith::controllers {
 namespace {
 
-// NodeClaim condition Karpenter sets once the cloud instance is being terminated; such claims no
-// longer count towards a pool's size.
-constexpr const char* kConditionInstanceTerminating = "InstanceTerminating";
-
 // What the budgets of one pool decide for one reason.
 struct Verdict {
   int allowed = INT_MAX;

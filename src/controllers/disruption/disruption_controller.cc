@@ -63,15 +63,36 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
   for (const auto& c : candidates) {
     mix(c.name());
     mix(c.node.metadata.resource_version);
-    mix(c.node_claim.metadata.resource_version);
+    // The NodeClaim as consolidation reads it, not its resourceVersion: the conditions that
+    // only report on disruption (Consolidatable, DisruptionReason) are written as a consequence
+    // of what is mixed here and must not count as a change.
+    const api::NodeClaim& claim = c.node_claim;
+    mix(std::to_string(claim.metadata.generation));
+    for (const auto& [k, v] : claim.metadata.labels) { mix(k); mix(v); }
+    for (const auto& [k, v] : claim.metadata.annotations) { mix(k); mix(v); }
+    if (const auto& t = claim.status.last_pod_event_time) mix(core::FormatRfc3339(*t));
+    for (const auto& cond : claim.status.conditions) {
+      if (cond.type == kConditionConsolidatable || cond.type == kConditionDisruptionReason) {
+        continue;
+      }
+      mix(cond.type);
+      mix(cond.status);
+      mix(cond.reason);
+    }
     mix(c.blocked);
     // Whether consolidateAfter has passed: a node turns consolidatable by time alone.
     const auto& after = c.node_pool.disruption.consolidate_after;
     mix(!after.never() && clock_.Now() >= c.last_activity + *after.value ? "ready" : "waiting");
     for (const auto& pod : c.reschedulable_pods) mix(pod);
   }
+  // NodePools by generation: their status (counts, conditions) and annotations (hash) follow
+  // the nodes and do not change what consolidation may do.
   cluster_.ForEachObject(cluster::Kind::kNodePool, [&](const cluster::Object& o) {
-    mix(std::get<api::NodePool>(o).metadata.resource_version);
+    const auto& pool = std::get<api::NodePool>(o);
+    mix(pool.metadata.name);
+    mix(pool.metadata.uid);
+    mix(std::to_string(pool.metadata.generation));
+    mix(pool.metadata.deletion_timestamp ? "deleting" : "");
   });
   cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
     const auto& pod = std::get<api::Pod>(o);

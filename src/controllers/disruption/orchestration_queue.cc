@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/conditions.h"
 #include "controllers/common/karpenter.h"
 #include "controllers/provisioning/nodeclaim_builder.h"
 #include "scheduling/taints.h"
@@ -43,6 +44,35 @@ void Keep(core::Status& first, core::Status next) {
   if (first.ok() && !next.ok()) first = std::move(next);
 }
 
+// Sets (`set`) or removes the DisruptionReason condition (reason and message: the command's
+// reason) on every candidate's NodeClaim, as upstream marks the NodeClaims it disrupts. NodeClaims
+// already gone are skipped.
+core::Status SetDisruptionReason(const core::Clock& clock, cluster::ClusterApi& cluster,
+                                 const Command& command, bool set) {
+  core::Status first_error;
+  for (const auto& c : command.candidates) {
+    const std::string& name = c.node_claim.metadata.name;
+    auto claim = cluster.Get<api::NodeClaim>("", name);
+    if (!claim.ok()) {
+      if (claim.status().code() != core::StatusCode::kNotFound) Keep(first_error, claim.status());
+      continue;
+    }
+    auto& conditions = claim->status.conditions;
+    const bool changed =
+        set ? api::SetCondition(conditions, kConditionDisruptionReason, "True", command.reason,
+                                clock.Now(), command.reason, claim->metadata.generation)
+            : api::ClearCondition(conditions, kConditionDisruptionReason);
+    if (!changed) continue;
+    auto updated = cluster.Update(*claim);
+    if (!updated.ok() && updated.status().code() != core::StatusCode::kNotFound) {
+      Keep(first_error, updated.status().WithPrefix((set ? "setting " : "clearing ") +
+                                                    std::string(kConditionDisruptionReason) +
+                                                    " of nodeclaim " + name));
+    }
+  }
+  return first_error;
+}
+
 }  // namespace
 
 OrchestrationQueue::OrchestrationQueue(const core::Clock& clock, cluster::ClusterApi& cluster,
@@ -72,6 +102,10 @@ core::Status OrchestrationQueue::Add(const Command& command) {
   if (core::Status st = SetDisruptedTaint(command, true); !st.ok()) {
     Keep(st, Abandon(flight, "tainting nodes: " + st.message()));
     return st.WithPrefix("tainting nodes " + NodesOf(command));
+  }
+  if (core::Status st = SetDisruptionReason(clock_, cluster_, command, true); !st.ok()) {
+    Keep(st, Abandon(flight, "marking nodeclaims disrupted: " + st.message()));
+    return st.WithPrefix("marking nodeclaims " + NodeClaimsOf(command) + " disrupted");
   }
   if (command.replacements.empty()) return DeleteCandidates(command);
 
@@ -190,6 +224,7 @@ core::Result<OrchestrationQueue::Outcome> OrchestrationQueue::Advance(InFlight& 
 core::Status OrchestrationQueue::Abandon(const InFlight& flight, const std::string& cause) {
   const Command& command = flight.command;
   core::Status st = SetDisruptedTaint(command, false);
+  Keep(st, SetDisruptionReason(clock_, cluster_, command, false));
   Emit(recorder_, runtime::LogLevel::kWarn, kLogger,
        "Abandoning disruption of node(s) " + NodesOf(command) + " via " + command.method + ": " +
            cause,

@@ -3,18 +3,21 @@
 //
 // Add(command):
 //   1. taints every candidate's Node karpenter.sh/disrupted:NoSchedule, so nothing new
-//      schedules there while the command runs (the terminator uses the same taint);
+//      schedules there while the command runs (the terminator uses the same taint), and sets
+//      DisruptionReason=True (reason and message: the command's, "Empty", "Drifted", ...) on
+//      every candidate's NodeClaim;
 //   2. creates the replacement NodeClaims (BuildNodeClaim against the NodePool each replacement
 //      names) and remembers the command;
 //   a command without replacements has its candidates' NodeClaims deleted right away instead.
-//   When tainting or creating fails the taints are removed again and the error returned (a
+//   When marking or creating fails the marks are removed again and the error returned (a
 //   replacement already created is left; consolidation removes it later, as upstream).
 // Reconcile, for each command in flight:
 //   - every replacement Initialized=True (once seen, remembered): the candidates' NodeClaims are
 //     deleted (the terminator drains and terminates them) and the command completes;
 //   - else a replacement NodeClaim gone or being deleted (its launch failed, or it never
 //     registered), or `replacement_timeout` passed since Add: the command is abandoned. The
-//     disrupted taint comes off the candidates' Nodes (not off Nodes already being terminated),
+//     candidates' NodeClaims lose DisruptionReason and the disrupted taint comes off their
+//     Nodes (not off Nodes already being terminated),
 //     a log line "Abandoning disruption ..." says why and a DisruptionAbandoned event is
 //     recorded (fields: method, reason, nodes, nodeClaims, replacements, cause);
 //   - else every candidate's NodeClaim is already gone or being deleted (someone else took the

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "controllers/controllers.h"
 #include "controllers/nodeclaim/lifecycle.h"
@@ -91,6 +92,12 @@ class OrchestrationQueueTest : public ::testing::Test {
   bool Deleting(const std::string& claim) {
     auto c = world_.cluster.Get<api::NodeClaim>("", claim);
     return c.ok() && c->metadata.deletion_timestamp.has_value();
+  }
+  // The DisruptionReason condition of a NodeClaim, nullopt when it has none.
+  std::optional<api::Condition> DisruptionReason(const std::string& claim) {
+    const api::Condition* c =
+        world_.MustGet<api::NodeClaim>("", claim).FindCondition(kConditionDisruptionReason);
+    return c != nullptr ? std::optional<api::Condition>(*c) : std::nullopt;
   }
   bool Tainted(const std::string& node) {
     api::Node n = world_.MustGet<api::Node>("", node);
@@ -307,6 +314,56 @@ TEST_F(OrchestrationQueueTest, AbandoningLeavesANodeBeingTerminatedTainted) {
   ASSERT_TRUE(Reconcile().ok());
   EXPECT_FALSE(Tainted("ip-1"));
   EXPECT_TRUE(Tainted("ip-2"));
+}
+
+TEST_F(OrchestrationQueueTest, CandidatesCarryTheReasonTheyAreDisruptedFor) {
+  Candidate a = AddCandidate(1), b = AddCandidate(2);
+  AddCandidate(3);
+  ASSERT_TRUE(queue_.Add(Replace({a, b})).ok());
+  for (const char* claim : {"default-1", "default-2"}) {
+    auto reason = DisruptionReason(claim);
+    ASSERT_TRUE(reason.has_value()) << claim;
+    EXPECT_EQ(reason->status, "True");
+    EXPECT_EQ(reason->reason, "Underutilized");
+    EXPECT_EQ(reason->message, "Underutilized");
+    EXPECT_EQ(reason->last_transition_time, world_.clock.Now());
+    EXPECT_EQ(reason->observed_generation, 1);
+  }
+  EXPECT_FALSE(DisruptionReason("default-3").has_value()) << "not a candidate";
+  EXPECT_FALSE(DisruptionReason(Replacements().at(0).metadata.name).has_value());
+
+  Initialize(Replacements().at(0).metadata.name, "ip-new");
+  ASSERT_TRUE(Reconcile().ok());
+  ASSERT_TRUE(Deleting("default-1"));
+  EXPECT_TRUE(DisruptionReason("default-1").has_value()) << "kept while it goes";
+}
+
+TEST_F(OrchestrationQueueTest, CandidatesDeletedAtOnceCarryTheirReasonToo) {
+  Command cmd;
+  cmd.method = "drift";
+  cmd.reason = "Drifted";
+  cmd.candidates = {AddCandidate(1)};
+  ASSERT_TRUE(queue_.Add(cmd).ok());
+  ASSERT_TRUE(Deleting("default-1"));
+  ASSERT_TRUE(DisruptionReason("default-1").has_value());
+  EXPECT_EQ(DisruptionReason("default-1")->reason, "Drifted");
+}
+
+TEST_F(OrchestrationQueueTest, AnAbandonedCommandRemovesTheReason) {
+  Candidate old = AddCandidate(1);
+  ASSERT_TRUE(queue_.Add(Replace({old})).ok());
+  ASSERT_TRUE(DisruptionReason("default-1").has_value());
+  Vanish(Replacements().at(0).metadata.name);
+  ASSERT_TRUE(Reconcile().ok());
+  ASSERT_THAT(world_.recorder.OfType("DisruptionAbandoned"), SizeIs(1));
+  EXPECT_FALSE(DisruptionReason("default-1").has_value());
+}
+
+TEST_F(OrchestrationQueueTest, ACommandThatCannotStartLeavesNoReason) {
+  Command cmd = Replace({AddCandidate(1)});
+  cmd.replacements[0].node_pool = "gone";
+  EXPECT_FALSE(queue_.Add(cmd).ok());
+  EXPECT_FALSE(DisruptionReason("default-1").has_value());
 }
 
 // On the simulated runtime the queue hears of the replacement's initialization through its

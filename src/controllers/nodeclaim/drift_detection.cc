@@ -4,6 +4,7 @@
 #include <map>
 
 #include "controllers/common/karpenter.h"
+#include "controllers/nodeclaim/consolidatable.h"
 #include "scheduling/requirements.h"
 #include "scheduling/well_known_labels.h"
 
@@ -32,11 +33,6 @@ bool RequirementsDrifted(const api::NodeClaim& claim, const api::NodePool& pool)
   return !labels.IsCompatible(pool_requirements);
 }
 
-// Removes the condition of `type`; true when there was one.
-bool ClearCondition(std::vector<api::Condition>& conditions, const std::string& type) {
-  return std::erase_if(conditions, [&](const api::Condition& c) { return c.type == type; }) > 0;
-}
-
 }  // namespace
 
 std::string DriftReason(const api::NodeClaim& claim, const api::NodePool& pool,
@@ -63,7 +59,7 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
       reason = DriftReason(claim, pool->second, cloud);
     }
     bool changed = reason.empty()
-                       ? ClearCondition(claim.status.conditions, kConditionDrifted)
+                       ? api::ClearCondition(claim.status.conditions, kConditionDrifted)
                        : SetCondition(claim.status.conditions, kConditionDrifted, "True", reason,
                                       clock.Now(), reason);
     if (!changed) continue;
@@ -93,7 +89,11 @@ DriftDetection::DriftDetection(const core::Clock& clock, cluster::ClusterApi& cl
 
 core::Result<runtime::ReconcileResult> DriftDetection::Reconcile(const runtime::Request&) {
   NS_RETURN_IF_ERROR(MarkDrift(clock_, cluster_, cloud_, &recorder_));
-  return runtime::ReconcileResult::RequeueAfter(options_.interval);
+  auto next_consolidatable = MarkConsolidatable(clock_, cluster_);
+  if (!next_consolidatable.ok()) return next_consolidatable.status();
+  // Wake when the next NodeClaim turns consolidatable, if that is before the next drift look.
+  return runtime::ReconcileResult::RequeueAfter(
+      std::min(options_.interval, next_consolidatable->value_or(options_.interval)));
 }
 
 }  // namespace nodesmith::controllers

@@ -54,8 +54,10 @@ struct DriftDetectionOptions {
   core::Duration interval = std::chrono::seconds(30);
 };
 
-// The runtime's face of MarkDrift: runs it whenever a NodeClaim or NodePool changes and every
-// `interval`. Singleton. Not thread-safe.
+// The runtime's face of MarkDrift and MarkConsolidatable (consolidatable.h), as Karpenter's
+// NodeClaim disruption controller keeps both conditions: runs them whenever a NodeClaim or
+// NodePool changes, every `interval`, and at the moment the next NodeClaim turns
+// consolidatable. Singleton. Not thread-safe.
 class DriftDetection : public runtime::Controller {
  public:
   // REQUIRES: every reference outlives the controller.

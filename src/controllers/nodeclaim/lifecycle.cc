@@ -10,6 +10,29 @@
 namespace nodesmith::controllers {
 namespace {
 
+// The root condition from its three dependents, as Karpenter's status conditions compute it:
+// True when all are True, False when any is False, else Unknown. It is what the `Ready` column
+// of `kubectl get nodeclaims` shows.
+constexpr const char* kNodeClaimReady = "Ready";
+
+void SetReadyCondition(api::NodeClaim& claim, core::Time now) {
+  bool all_true = true;
+  bool any_false = false;
+  for (const char* type : {kConditionLaunched, kConditionRegistered, kConditionInitialized}) {
+    const api::Condition* c = claim.FindCondition(type);
+    all_true = all_true && c != nullptr && c->status == "True";
+    any_false = any_false || (c != nullptr && c->status == "False");
+  }
+  if (all_true) {
+    SetCondition(claim.status.conditions, kNodeClaimReady, "True", "Ready", now);
+  } else if (any_false) {
+    SetCondition(claim.status.conditions, kNodeClaimReady, "False", "NotReady", now);
+  } else {
+    SetCondition(claim.status.conditions, kNodeClaimReady, "Unknown", "AwaitingReconciliation",
+                 now);
+  }
+}
+
 constexpr const char* kLogger = "controller.nodeclaim.lifecycle";
 
 std::string LabelOr(const api::Labels& labels, const char* key) {
@@ -119,6 +142,7 @@ core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Launch(api::NodeClaim
   claim.status.allocatable = out.status.allocatable;
   claim.status.image_id = out.status.image_id;
   SetCondition(claim.status.conditions, kConditionLaunched, "True", "Launched", clock_.Now());
+  SetReadyCondition(claim, clock_.Now());
   auto updated = cluster_.Update(claim);
   if (!updated.ok()) {
     // The instance exists but the NodeClaim did not record it: terminate it rather than leak it
@@ -200,6 +224,7 @@ core::Status NodeClaimLifecycle::Register(api::NodeClaim& claim, api::Node node)
 
   claim.status.node_name = node.metadata.name;
   SetCondition(claim.status.conditions, kConditionRegistered, "True", "Registered", clock_.Now());
+  SetReadyCondition(claim, clock_.Now());
   auto updated = cluster_.Update(claim);
   if (!updated.ok()) return updated.status().WithPrefix("registering nodeclaim " + claim.metadata.name);
   claim = std::move(updated).value();
@@ -225,6 +250,7 @@ core::Status NodeClaimLifecycle::Initialize(api::NodeClaim& claim, const api::No
     if (!updated.ok()) return updated.status().WithPrefix("labelling node " + node.metadata.name);
   }
   SetCondition(claim.status.conditions, kConditionInitialized, "True", "Initialized", clock_.Now());
+  SetReadyCondition(claim, clock_.Now());
   auto updated = cluster_.Update(claim);
   if (!updated.ok()) return updated.status().WithPrefix("initializing nodeclaim " + claim.metadata.name);
   claim = std::move(updated).value();

@@ -45,11 +45,20 @@ std::vector<cluster::Kind> Provisioner::Watches() const {
           cluster::Kind::kNodePool};
 }
 
+bool Provisioner::Provisionable(const api::Pod& pod) const {
+  if (!solver::IsPending(pod)) return false;
+  if (!options_.require_unschedulable_condition) return true;
+  for (const auto& c : pod.status.conditions) {
+    if (c.type == "PodScheduled" && c.reason == "Unschedulable") return true;
+  }
+  return false;
+}
+
 Provisioner::Observed Provisioner::Observe() const {
   Observed o;
   cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& obj) {
     const auto& pod = std::get<api::Pod>(obj);
-    if (solver::IsPending(pod)) o.pending.insert(solver::PodKey(pod));
+    if (Provisionable(pod)) o.pending.insert(solver::PodKey(pod));
   });
   cluster_.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& obj) {
     const auto& claim = std::get<api::NodeClaim>(obj);
@@ -57,7 +66,11 @@ Provisioner::Observed Provisioner::Observe() const {
   });
   cluster_.ForEachObject(cluster::Kind::kNodePool, [&](const cluster::Object& obj) {
     const auto& pool = std::get<api::NodePool>(obj);
-    o.pools += pool.metadata.name + "@" + pool.metadata.resource_version + ";";
+    // The generation, not the resourceVersion: status and annotation writes (counts,
+    // conditions, the hash) are no new NodePool to plan with.
+    o.pools += pool.metadata.name + "/" + pool.metadata.uid + "@" +
+               std::to_string(pool.metadata.generation) +
+               (pool.metadata.deletion_timestamp ? "-" : "") + ";";
   });
   return o;
 }
@@ -149,6 +162,13 @@ bool Provisioner::AnyPodWaitingOnNothing(const Observed& observed) const {
 core::Status Provisioner::Provision() {
   ++solves_;
   api::ObjectSet objects = cluster::Snapshot(cluster_);
+  if (options_.require_unschedulable_condition) {
+    // Pods no scheduler has given up on are not this pass's to plan (bound pods stay: they
+    // fill their nodes).
+    std::erase_if(objects.pods, [&](const auto& sp) {
+      return solver::IsPending(sp.object) && !Provisionable(sp.object);
+    });
+  }
   std::vector<api::NodePool> pools;
   for (const auto& p : objects.node_pools) {
     if (!p.object.metadata.deletion_timestamp) pools.push_back(p.object);

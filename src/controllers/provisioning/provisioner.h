@@ -49,6 +49,11 @@ struct ProvisionerOptions {
   solver::SchedulerOptions scheduler{.compute_lower_bound = false};
   // Where nominations are published for disruption to respect; null: kept to itself.
   std::shared_ptr<Nominations> nominations;
+  // Karpenter's IsProvisionable: a pending pod counts only once a scheduler marked it
+  // PodScheduled=False with reason Unschedulable — so nodesmith neither races kube-scheduler for
+  // pods existing capacity can take nor provisions for pods of schedulers that never try. The
+  // operator sets it; `plan` and the simulator read pods from files and worlds without it.
+  bool require_unschedulable_condition = false;
 };
 
 class Provisioner : public runtime::Controller {
@@ -62,6 +67,10 @@ class Provisioner : public runtime::Controller {
   bool Singleton() const override { return true; }
   core::Result<runtime::ReconcileResult> Reconcile(const runtime::Request& request) override;
 
+  // Whether `pod` is one this provisioner plans for (pending and, when required, marked
+  // unschedulable by a scheduler).
+  bool Provisionable(const api::Pod& pod) const;
+
   // How many batches were provisioned (solves run) so far.
   int solves() const { return solves_; }
 
@@ -70,7 +79,7 @@ class Provisioner : public runtime::Controller {
   struct Observed {
     std::set<std::string> pending;      // pod keys
     std::set<std::string> live_claims;  // NodeClaims not being deleted
-    std::string pools;                  // NodePool names and resource versions
+    std::string pools;                  // NodePool names, uids and generations
   };
   Observed Observe() const;
   // Some pending pod is neither nominated to capacity still coming up nor new.

@@ -325,3 +325,36 @@ TEST_F(ProvisionerTest, InstanceTypeOptionsInTheLogAreCutToTwenty) {
 
 }  // namespace
 }  // namespace nodesmith::controllers
+
+namespace nodesmith::controllers {
+namespace {
+
+// As Karpenter's IsProvisionable: in a cluster, a pod is planned for only once kube-scheduler
+// marked it unschedulable; pods it has not tried yet (or that another scheduler owns) wait.
+TEST(ProvisionerUnschedulableConditionTest, PodsWaitUntilASchedulerMarksThemUnschedulable) {
+  testing::World world;
+  world.MustCreate(testing::Pool());
+  ProvisionerOptions options;
+  options.require_unschedulable_condition = true;
+  Provisioner provisioner(world.clock, world.cluster, world.cloud, world.recorder, options);
+
+  world.MustCreate(testing::PendingPod("untried"));
+  ASSERT_TRUE(provisioner.Reconcile({}).ok());
+  world.clock.Step(std::chrono::seconds(11));
+  ASSERT_TRUE(provisioner.Reconcile({}).ok());
+  EXPECT_TRUE(world.cluster.List<api::NodeClaim>().empty());
+  EXPECT_EQ(provisioner.solves(), 0);
+
+  auto pod = world.cluster.Get<api::Pod>("default", "untried");
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  pod->status.conditions.push_back(api::Condition{"PodScheduled", "False", "Unschedulable",
+                                                  "0/1 nodes are available", {}});
+  ASSERT_TRUE(world.cluster.Update(*pod).ok());
+  ASSERT_TRUE(provisioner.Reconcile({}).ok());
+  world.clock.Step(std::chrono::seconds(1));
+  ASSERT_TRUE(provisioner.Reconcile({}).ok());
+  EXPECT_EQ(world.cluster.List<api::NodeClaim>().size(), 1u);
+}
+
+}  // namespace
+}  // namespace nodesmith::controllers

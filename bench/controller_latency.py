@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""How fast `nodesmith controller` answers pending pods on the real control plane.
+
+  1. pod pending -> NodeClaim created: one pod at a time, `--runs` times; the clock starts when
+     the API server has stored the pod and stops when the watch delivers the NodeClaim. Reported
+     as p50/p99 beside the batch idle window (the goal: within the window + 50 ms).
+  2. a burst: `--pods` pending pods (Deployments of 1 CPU each) -> every one nominated to a
+     NodeClaim: the time, the API requests nodesmith made (from the API server's
+     apiserver_request_total for user agent nodesmith) and the rate they came at.
+
+Usage: controller_latency.py NODESMITH TESTENV_DIR SOURCE_DIR [--runs N] [--pods N]
+The control plane must be up (scripts/testenv/up TESTENV_DIR)."""
+import argparse
+import datetime
+import json
+import os
+import ssl
+import statistics
+import sys
+import threading
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
+from controller_env import Controller, Testenv, deployment, kwok_node_class, node_pool  # noqa: E402
+
+
+class Api:
+    """Just enough of the REST API, with the admin certificate, for precise timing."""
+
+    def __init__(self, testenv_dir):
+        server = None
+        with open(os.path.join(testenv_dir, "env")) as f:
+            for line in f:
+                if line.startswith("export NODESMITH_TESTENV_APISERVER="):
+                    server = line.split("=", 1)[1].strip()
+        self.server = server
+        pki = os.path.join(testenv_dir, "pki")
+        self.ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
+        self.ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
+
+    def request(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.server + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=self.ctx, timeout=60) as r:
+            return json.loads(r.read() or b"{}")
+
+    def watch(self, path, on_event, stop):
+        req = urllib.request.Request(self.server + path + "?watch=1&allowWatchBookmarks=false")
+        with urllib.request.urlopen(req, context=self.ctx, timeout=3600) as r:
+            for line in r:
+                if stop.is_set():
+                    return
+                on_event(json.loads(line))
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = (len(values) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def nodesmith_requests(env):
+    """apiserver_request_total summed over nodesmith's requests (its user agent's client)."""
+    text = env.kubectl("get", "--raw", "/metrics")
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith("apiserver_request_total{") and 'component="nodesmith' in line:
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("nodesmith")
+    ap.add_argument("testenv_dir")
+    ap.add_argument("source_dir")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--pods", type=int, default=5000)
+    args = ap.parse_args()
+
+    env = Testenv(args.testenv_dir, args.source_dir, os.path.join(args.source_dir, "..", "shared", "data"))
+    api = Api(args.testenv_dir)
+    env.clean_cluster_scoped()
+    env.install_crds(reference=False)
+    ns = env.create_namespace("bench")
+    env.apply(kwok_node_class())
+    env.apply(node_pool(consolidate_after="Never", policy="WhenEmpty"))
+    controller = Controller(env, args.nodesmith, ns, extra_env={"LOG_LEVEL": "info"})
+    try:
+        controller.wait_for_log("starting controllers", timeout=120)
+
+        # 1. one pending pod -> its NodeClaim.
+        seen = {}
+        stop = threading.Event()
+        lock = threading.Condition()
+
+        def on_claim(event):
+            if event["type"] == "ADDED":
+                with lock:
+                    seen[event["object"]["metadata"]["name"]] = time.monotonic()
+                    lock.notify_all()
+
+        threading.Thread(target=api.watch, args=("/apis/karpenter.sh/v1/nodeclaims", on_claim, stop),
+                         daemon=True).start()
+        time.sleep(1)
+        latencies = []
+        for i in range(args.runs):
+            known = set(seen)
+            pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "single-%d" % i},
+                   "spec": {"containers": [{"name": "c", "image": "pause",
+                                            "resources": {"requests": {"cpu": "3"}}}]}}
+            api.request("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
+            t0 = time.monotonic()
+            with lock:
+                lock.wait_for(lambda: set(seen) - known, timeout=30)
+                new = set(seen) - known
+            if not new:
+                raise SystemExit("no NodeClaim within 30 s for pod %d" % i)
+            latencies.append(seen[new.pop()] - t0)
+            time.sleep(0.5)  # let the node register before the next pod
+        idle = 1.0
+        p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
+        print("pending -> NodeClaim over %d runs: p50 %.3f s, p99 %.3f s, max %.3f s "
+              "(batch idle window %.1f s; goal <= %.3f s)" %
+              (len(latencies), p50, p99, max(latencies), idle, idle + 0.05))
+
+        # 2. a burst of pending pods, created straight through the API (8 writers), so the
+        # figure is nodesmith's and not the ReplicaSet controller's pace.
+        def requests_made():
+            for line in controller.metrics().splitlines():
+                if line.startswith("nodesmith_kube_client_requests_total"):
+                    return float(line.rsplit(" ", 1)[1])
+            return 0.0
+        before = requests_made()
+        t0 = time.time()
+        names = ["burst-%d" % i for i in range(args.pods)]
+
+        def create(chunk):
+            for name in chunk:
+                pod = {"apiVersion": "v1", "kind": "Pod",
+                       "metadata": {"name": name, "labels": {"app": "burst"}},
+                       "spec": {"containers": [{"name": "c", "image": "pause",
+                                                "resources": {"requests": {"cpu": "1"}}}]}}
+                api.request("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
+        writers = [threading.Thread(target=create, args=(names[i::8],)) for i in range(8)]
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join()
+        created = time.time()
+        wanted = {"%s/%s" % (ns, n) for n in names}
+        planned, last_time, claims = set(), None, 0
+        deadline = time.monotonic() + 600
+        # Done when every burst pod is planned onto a new NodeClaim or bound by kube-scheduler
+        # to capacity that was already there (the single-pod runs leave some).
+        while time.monotonic() < deadline:
+            planned, claims = set(), 0
+            for l in controller.lines():
+                if l.get("message") == "created nodeclaim" and "burst-" in l.get("pods", ""):
+                    claims += 1
+                    planned.update(p for p in l["pods"].split(",") if p in wanted)
+                    last_time = l["time"]
+            listed = api.request("GET", "/api/v1/namespaces/%s/pods?labelSelector=app%%3Dburst" % ns)
+            bound = {"%s/%s" % (ns, p["metadata"]["name"]) for p in listed["items"]
+                     if p["spec"].get("nodeName")}
+            if planned | bound >= wanted and last_time is not None:
+                break
+            time.sleep(1)
+        done = datetime.datetime.strptime(last_time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+        took = done - t0
+        requests = requests_made() - before
+        print("burst of %d pending pods (all created after %.1f s): every one on a NodeClaim "
+              "%.1f s after the first was created (%d NodeClaims); nodesmith sent %d API "
+              "requests meanwhile, %.0f/s (KUBE_CLIENT_QPS 200, burst 300)" %
+              (args.pods, created - t0, took, claims, requests, requests / max(took, 1e-9)))
+        print("  %d pods planned onto new NodeClaims, the rest bound to existing capacity" %
+              len(planned))
+        stop.set()
+    finally:
+        code = controller.terminate()
+        env.kubectl("delete", "namespace", ns, "--wait=false", check=False)
+        env.clean_cluster_scoped()
+        print("nodesmith exited with %d" % code)
+
+
+if __name__ == "__main__":
+    main()

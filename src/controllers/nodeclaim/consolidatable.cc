@@ -1,0 +1,58 @@
+#include "controllers/nodeclaim/consolidatable.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "api/conditions.h"
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "controllers/common/karpenter.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::controllers {
+
+core::Result<std::optional<core::Duration>> MarkConsolidatable(const core::Clock& clock,
+                                                              cluster::ClusterApi& cluster) {
+  std::map<std::string, core::NillableDuration> consolidate_after;
+  for (const auto& p : cluster.List<api::NodePool>()) {
+    consolidate_after.emplace(p.metadata.name, p.disruption.consolidate_after);
+  }
+  const core::Time now = clock.Now();
+  std::optional<core::Duration> next;
+  for (api::NodeClaim claim : cluster.List<api::NodeClaim>()) {
+    if (claim.metadata.deletion_timestamp) continue;
+    auto label = claim.metadata.labels.find(scheduling::kLabelNodePool);
+    if (label == claim.metadata.labels.end()) continue;
+    auto after = consolidate_after.find(label->second);
+    if (after == consolidate_after.end()) continue;
+
+    const api::Condition* initialized = claim.FindCondition(kConditionInitialized);
+    bool consolidatable = false;
+    if (!after->second.never() && initialized != nullptr && initialized->status == "True") {
+      const core::Time since = claim.status.last_pod_event_time.value_or(
+          initialized->last_transition_time.value_or(now));
+      const core::Time at = since + *after->second.value;
+      consolidatable = now >= at;
+      if (!consolidatable) next = std::min(next.value_or(at - now), at - now);
+    }
+    const bool changed =
+        consolidatable
+            ? api::SetCondition(claim.status.conditions, kConditionConsolidatable, "True",
+                                kConditionConsolidatable, now, "", claim.metadata.generation)
+            : api::ClearCondition(claim.status.conditions, kConditionConsolidatable);
+    if (!changed) continue;
+    auto updated = cluster.Update(claim);
+    if (!updated.ok()) {
+      const core::StatusCode code = updated.status().code();
+      if (code == core::StatusCode::kNotFound || code == core::StatusCode::kFailedPrecondition) {
+        continue;
+      }
+      return updated.status().WithPrefix("marking nodeclaim " + claim.metadata.name +
+                                         " consolidatable");
+    }
+  }
+  return next;
+}
+
+}  // namespace nodesmith::controllers

@@ -1,0 +1,95 @@
+#include "operator/karpenter_log.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace nodesmith::op {
+namespace {
+
+using runtime::LogLevel;
+using runtime::RecordedEvent;
+
+TEST(KarpenterLogTest, NodeClaimCreatedIsCreatedNodeclaimWithObjectRefs) {
+  const OperatorLine line = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Created nodeclaim default-x2k4q",
+       "NodeClaimCreated",
+       {{"nodeClaim", "default-x2k4q"}, {"nodePool", "default"}, {"instanceTypes", "42"}}});
+  EXPECT_EQ(line.controller, "provisioner");
+  EXPECT_EQ(line.message, "created nodeclaim");
+  EXPECT_EQ(line.fields.dump(),
+            R"({"NodePool":{"name":"default"},"NodeClaim":{"name":"default-x2k4q"},)"
+            R"("instance-types":"42"})");
+  EXPECT_TRUE(line.events.empty());
+}
+
+TEST(KarpenterLogTest, LaunchedNodeclaimCarriesWhereItRuns) {
+  const OperatorLine line = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.nodeclaim.lifecycle", "Launched instance: ...",
+       "NodeClaimLaunched",
+       {{"nodeClaim", "default-a"},
+        {"instanceType", "c-4x-amd64-linux"},
+        {"zone", "test-zone-a"},
+        {"capacityType", "spot"},
+        {"providerID", "kwok://default-a"}}});
+  EXPECT_EQ(line.controller, "nodeclaim.lifecycle");
+  EXPECT_EQ(line.message, "launched nodeclaim");
+  EXPECT_EQ(line.fields["provider-id"], "kwok://default-a");
+  EXPECT_EQ(line.fields["instance-type"], "c-4x-amd64-linux");
+  EXPECT_EQ(line.fields["capacity-type"], "spot");
+}
+
+TEST(KarpenterLogTest, NominationAndFailedSchedulingBecomePodEvents) {
+  const OperatorLine nominated = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Nominated pod default/inflate-1 to ...",
+       "PodNominated", {{"pod", "default/inflate-1"}, {"nodeClaim", "default-a"}}});
+  ASSERT_EQ(nominated.events.size(), 1u);
+  EXPECT_EQ(nominated.events[0],
+            (KubeEventSpec{"Pod", "default", "inflate-1", false, "Nominated",
+                           "Pod should schedule on: nodeclaim/default-a"}));
+  const OperatorLine failed = TranslateRecordedEvent(
+      {LogLevel::kWarn, "controller.provisioner", "Could not schedule pod ...", "PodUnschedulable",
+       {{"pod", "web/api-0"}, {"reason", "incompatible with nodepool \"default\""}}});
+  EXPECT_EQ(failed.message, "could not schedule pod");
+  EXPECT_EQ(failed.severity, LogSeverity::kError);
+  ASSERT_EQ(failed.events.size(), 1u);
+  EXPECT_TRUE(failed.events[0].warning);
+  EXPECT_EQ(failed.events[0].reason, "FailedScheduling");
+  EXPECT_EQ(failed.events[0].message,
+            "Failed to schedule pod, incompatible with nodepool \"default\"");
+}
+
+TEST(KarpenterLogTest, ADisruptionDecisionMarksEveryCandidate) {
+  const OperatorLine line = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.disruption", "Disrupting via emptiness 2 candidate(s) ...",
+       "DisruptionDecision",
+       {{"method", "emptiness"},
+        {"reason", "Empty"},
+        {"nodes", "n1,n2"},
+        {"nodeClaims", "c1,c2"},
+        {"savingsPerHour", "0.2"}}});
+  EXPECT_EQ(line.message, "disrupting node(s)");
+  EXPECT_EQ(line.fields["disrupted-node-count"], 2);
+  ASSERT_EQ(line.events.size(), 4u);
+  EXPECT_EQ(line.events[0], (KubeEventSpec{"Node", "", "n1", false, "DisruptionTerminating",
+                                           "Disrupting Node: Empty"}));
+  EXPECT_EQ(line.events[3], (KubeEventSpec{"NodeClaim", "", "c2", false,
+                                           "DisruptionTerminating", "Disrupting NodeClaim: Empty"}));
+}
+
+TEST(KarpenterLogTest, UntypedLinesAreMatchedByTheirWords) {
+  EXPECT_EQ(TranslateRecordedEvent({LogLevel::kInfo, "controller.provisioner",
+                                    "Found 5 provisionable pods", "", {}})
+                .message,
+            "found provisionable pod(s)");
+  const OperatorLine deleted = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.termination", "Deleted node ip-1", "", {}});
+  EXPECT_EQ(deleted.message, "deleted node");
+  EXPECT_EQ(deleted.fields["Node"]["name"], "ip-1");
+  const OperatorLine other = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.disruption", "Something else", "", {{"nodeClaim", "c"}}});
+  EXPECT_EQ(other.message, "Something else");
+  EXPECT_EQ(other.fields["NodeClaim"]["name"], "c");
+}
+
+}  // namespace
+}  // namespace nodesmith::op
