@@ -161,9 +161,8 @@ TEST_F(ControllerSetTest, StatusFollowsTheNodesAsKarpenterKeepsIt) {
   EXPECT_EQ(claims[0].FindCondition(kConditionConsolidatable), nullptr) << "pods just arrived";
 
   RunFor(consolidatable_at - world_.clock.Now() + seconds(1));
-  const api::Condition* consolidatable =
-      world_.MustGet<api::NodeClaim>("", claims[0].metadata.name)
-          .FindCondition(kConditionConsolidatable);
+  const api::NodeClaim marked = world_.MustGet<api::NodeClaim>("", claims[0].metadata.name);
+  const api::Condition* consolidatable = marked.FindCondition(kConditionConsolidatable);
   ASSERT_NE(consolidatable, nullptr);
   EXPECT_EQ(consolidatable->last_transition_time, consolidatable_at) << "marked when it turned";
 

@@ -95,8 +95,9 @@ class OrchestrationQueueTest : public ::testing::Test {
   }
   // The DisruptionReason condition of a NodeClaim, nullopt when it has none.
   std::optional<api::Condition> DisruptionReason(const std::string& claim) {
-    const api::Condition* c =
-        world_.MustGet<api::NodeClaim>("", claim).FindCondition(kConditionDisruptionReason);
+    // Keep the NodeClaim: FindCondition points into it.
+    const api::NodeClaim stored = world_.MustGet<api::NodeClaim>("", claim);
+    const api::Condition* c = stored.FindCondition(kConditionDisruptionReason);
     return c != nullptr ? std::optional<api::Condition>(*c) : std::nullopt;
   }
   bool Tainted(const std::string& node) {

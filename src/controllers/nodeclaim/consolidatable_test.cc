@@ -36,8 +36,9 @@ class ConsolidatableTest : public ::testing::Test {
     auto next = MarkConsolidatable(world_.clock, world_.cluster);
     EXPECT_TRUE(next.ok()) << next.status().message();
     next_ = next.ok() ? *next : std::nullopt;
-    const api::Condition* c =
-        world_.MustGet<api::NodeClaim>("", claim).FindCondition(kConditionConsolidatable);
+    // Keep the NodeClaim: FindCondition points into it.
+    const api::NodeClaim stored = world_.MustGet<api::NodeClaim>("", claim);
+    const api::Condition* c = stored.FindCondition(kConditionConsolidatable);
     return c != nullptr ? std::optional<api::Condition>(*c) : std::nullopt;
   }
   void PodEventNow(const std::string& claim = "default-1") {
