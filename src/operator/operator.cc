@@ -15,7 +15,7 @@
 #include "kube/leader_elector.h"
 #include "kube/resources.h"
 #include "kube/rest_client.h"
-#include "http/http_server.h"
+#include "operator/http_server.h"
 #include "metrics/exposition.h"
 #include "operator/operator_metrics.h"
 #include "operator/operator_recorder.h"
@@ -150,25 +150,25 @@ int Operator::Run() {
     Log(LogSeverity::kError, "failed to register metrics", {{"error", metrics.status().message()}});
     return 1;
   }
-  http::ServerOptions metrics_server_options;
+  ServerOptions metrics_server_options;
   metrics_server_options.port = options_.metrics_port;
-  http::HttpServer metrics_server(metrics_server_options);
-  metrics_server.Handle("/metrics", [m = metrics->get()](const http::Request&) {
-    http::Response r;
+  HttpServer metrics_server(metrics_server_options);
+  metrics_server.Handle("/metrics", [m = metrics->get()](const Request&) {
+    Response r;
     r.content_type = std::string(metrics::kTextContentType);
     r.body = m->Expose();
     return r;
   });
-  http::ServerOptions health_server_options;
+  ServerOptions health_server_options;
   health_server_options.port = options_.health_probe_port;
-  http::HttpServer health_server(health_server_options);
-  health_server.Handle("/healthz", [](const http::Request&) {
-    http::Response r;
+  HttpServer health_server(health_server_options);
+  health_server.Handle("/healthz", [](const Request&) {
+    Response r;
     r.body = "ok";
     return r;
   });
-  health_server.Handle("/readyz", [this](const http::Request&) {
-    http::Response r;
+  health_server.Handle("/readyz", [this](const Request&) {
+    Response r;
     if (Ready()) {
       r.body = "ok";
     } else {

@@ -13,9 +13,9 @@
 #include <chrono>
 #include <thread>
 
-#include "http/http_server.h"
+#include "operator/http_server.h"
 
-namespace nodesmith::http {
+namespace nodesmith::op {
 namespace {
 
 using ::testing::HasSubstr;
@@ -390,4 +390,4 @@ TEST_F(HttpServerTest, StopLetsARunningHandlerAnswer) {
 }
 
 }  // namespace
-}  // namespace nodesmith::http
+}  // namespace nodesmith::op

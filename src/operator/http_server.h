@@ -27,7 +27,7 @@
 
 #include "core/status.h"
 
-namespace nodesmith::http {
+namespace nodesmith::op {
 
 struct Request {
   std::string method;                          // "GET" or "HEAD" (others never reach a handler)
@@ -101,4 +101,4 @@ class HttpServer {
   std::list<Connection> connections_;  // guarded by mu_
 };
 
-}  // namespace nodesmith::http
+}  // namespace nodesmith::op

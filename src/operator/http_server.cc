@@ -1,4 +1,4 @@
-#include "http/http_server.h"
+#include "operator/http_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace nodesmith::http {
+namespace nodesmith::op {
 
 using core::Status;
 using core::StatusCode;
@@ -534,4 +534,4 @@ void HttpServer::Serve(Connection* c) {
   c->done = true;
 }
 
-}  // namespace nodesmith::http
+}  // namespace nodesmith::op
