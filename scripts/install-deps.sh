@@ -12,7 +12,9 @@ packages=(
   libgtest-dev libgmock-dev  # unit tests
   libbenchmark-dev       # benchmarks
   libcurl4-openssl-dev   # HTTPS to the Kubernetes API server (libcurl over OpenSSL)
-  libssl-dev             # TLS material: client certificates and keys, CA bundles
+  libssl-dev             # TLS material: client certificates and keys, CA bundles; SigV4's HMAC-SHA256
+  libpugixml-dev         # XML answers of the EC2, STS and IAM query protocols
+  python3-botocore       # the reference SigV4 signer and serializers of the AWS differential test
   openssl                # certificates of the test control plane (scripts/testenv/up)
   curl                   # tests compact the test etcd through its JSON gateway
   time                   # /usr/bin/time -v: peak RSS figures in docs/PERFORMANCE.md

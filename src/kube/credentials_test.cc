@@ -18,6 +18,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include "temp_dir.h"
 
 namespace nodesmith::kube {
 namespace {
@@ -27,42 +28,7 @@ using namespace std::chrono_literals;
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nodesmith-credentials-XXXXXX").string();
-    char* made = ::mkdtemp(tmpl.data());
-    path_ = made != nullptr ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& rel, const std::string& content) const {
-    fs::path p = fs::path(path_) / rel;
-    fs::create_directories(p.parent_path());
-    // Write then rename, as the kubelet swaps projected token files atomically.
-    fs::path tmp = p.string() + ".tmp";
-    std::ofstream(tmp, std::ios::binary | std::ios::trunc) << content;
-    fs::rename(tmp, p);
-    return p.string();
-  }
-  std::string Script(const std::string& rel, const std::string& body) const {
-    std::string p = Write(rel, "#!/bin/sh\n" + body);
-    ::chmod(p.c_str(), 0755);
-    return p;
-  }
-  std::string Read(const std::string& rel) const {
-    std::ifstream in(fs::path(path_) / rel, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-
- private:
-  std::string path_;
-};
+using nodesmith::testing::TempDir;
 
 // Steady and wall time that move together, only when the test says.
 class FakeTime {

@@ -1,4 +1,5 @@
 #include "kube/kubeconfig.h"
+#include "core/read_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -45,23 +46,9 @@ std::string Trim(std::string_view s) {
 
 // Reads a whole file. The error message is strerror's ("No such file or directory").
 Result<std::string> ReadFile(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Invalid(std::strerror(errno));
-  std::string out;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      return Status::Invalid(std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return out;
+  auto content = core::ReadWholeFile(path);
+  if (!content.ok()) return Status::Invalid(content.status().message());
+  return content;
 }
 
 bool FileExists(const std::string& path) {

@@ -13,6 +13,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include "temp_dir.h"
 
 namespace nodesmith::kube {
 namespace {
@@ -22,29 +23,7 @@ using ::testing::HasSubstr;
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nodesmith-kubeconfig-XXXXXX").string();
-    char* made = ::mkdtemp(tmpl.data());
-    path_ = made != nullptr ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  // Writes `content` to `rel` (creating directories) and returns the absolute path.
-  std::string Write(const std::string& rel, const std::string& content) const {
-    fs::path p = fs::path(path_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
-    return p.string();
-  }
-
- private:
-  std::string path_;
-};
+using nodesmith::testing::TempDir;
 
 // An environment holding exactly the given variables.
 EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
