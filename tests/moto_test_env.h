@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cloud/aws/aws_session.h"
 #include "core/system_clock.h"
 
@@ -67,6 +69,58 @@ inline std::unique_ptr<aws::AwsSession> MotoSession(const core::Clock* clock,
     return nullptr;
   }
   return std::move(session).value();
+}
+
+// A VPC with one subnet in each of us-west-2a and us-west-2b and a security group "nodes", all
+// tagged karpenter.sh/discovery=<discovery>, made with raw EC2 calls.
+struct TestNetwork {
+  std::string vpc, subnet_a, subnet_b, group;
+};
+
+inline TestNetwork MakeTestNetwork(aws::AwsSession& session, const std::string& discovery = "demo") {
+  TestNetwork n;
+  aws::QueryClient& q = session.ec2_query();
+  auto vpc = q.Call("CreateVpc", aws::QueryParams().Add("CidrBlock", "10.1.0.0/16"));
+  EXPECT_TRUE(vpc.ok()) << vpc.status().message();
+  if (!vpc.ok()) return n;
+  n.vpc = aws::ChildText(vpc->root.child("vpc"), "vpcId");
+  int i = 0;
+  for (const char* zone : {"us-west-2a", "us-west-2b"}) {
+    auto s = q.Call("CreateSubnet", aws::QueryParams()
+                                        .Add("VpcId", n.vpc)
+                                        .Add("CidrBlock", "10.1." + std::to_string(i++) + ".0/24")
+                                        .Add("AvailabilityZone", zone));
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    if (!s.ok()) return n;
+    (std::string(zone) == "us-west-2a" ? n.subnet_a : n.subnet_b) =
+        aws::ChildText(s->root.child("subnet"), "subnetId");
+  }
+  auto g = q.Call("CreateSecurityGroup", aws::QueryParams()
+                                             .Add("GroupName", "nodes")
+                                             .Add("GroupDescription", "node group")
+                                             .Add("VpcId", n.vpc));
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  if (!g.ok()) return n;
+  n.group = aws::ChildText(g->root, "groupId");
+  EXPECT_TRUE(session.ec2().CreateTags({n.subnet_a, n.subnet_b, n.group},
+                                       {{"karpenter.sh/discovery", discovery}}).ok());
+  return n;
+}
+
+// Puts an SSM parameter moto refuses through PutParameter (/aws/service/..., the AMI aliases)
+// through moto_server.py's control endpoint.
+inline void PutMotoParameter(const std::string& name, const std::string& value,
+                             const std::string& region = "us-west-2") {
+  std::map<std::string, std::string> vars = MotoEnvironment();
+  aws::CurlHttpClient http;
+  aws::HttpRequest r;
+  r.method = "POST";
+  r.url = vars["NODESMITH_MOTO_CONTROL"] + "/ssm-parameter";
+  r.headers = {{"Content-Type", "application/json"}};
+  r.body = nlohmann::json({{"name", name}, {"value", value}, {"region", region}}).dump();
+  auto answer = http.Send(r);
+  ASSERT_TRUE(answer.ok() && answer->status == 200)
+      << "moto control " << r.url << ": " << (answer.ok() ? answer->body : answer.status().message());
 }
 
 // Empties moto (POST /moto-api/reset), so each test starts from moto's defaults.

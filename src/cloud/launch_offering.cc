@@ -14,10 +14,10 @@ constexpr size_t kMaxOfferingsInMessage = 10;
 
 }  // namespace
 
-core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePtr>& types,
-                                                const api::NodeClaim& node_claim,
-                                                const LaunchSearch& search,
-                                                std::vector<OfferingRef>* tried_out) {
+std::vector<LaunchChoice> CompatibleOfferings(const std::vector<InstanceTypePtr>& types,
+                                              const api::NodeClaim& node_claim,
+                                              const LaunchSearch& search,
+                                              std::vector<OfferingRef>* tried_out) {
   const s::Requirements reqs =
       s::Requirements::FromNodeSelectorRequirements(node_claim.spec.requirements);
   const s::LabelKeySet& well_known =
@@ -26,7 +26,7 @@ core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePt
   // As Karpenter's Offerings.Compatible: zone and capacity type need not be constrained.
   const s::CompatibilityOptions offering_options = s::AllowUndefinedWellKnownLabels();
 
-  LaunchChoice best;
+  std::vector<LaunchChoice> choices;
   std::vector<OfferingRef> tried;
   for (const InstanceTypePtr& type : types) {
     if (!reqs.IsCompatible(type->requirements, type_options)) continue;
@@ -38,18 +38,20 @@ core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePt
         tried.push_back(std::move(ref));
         continue;
       }
-      if (best.offering == nullptr ||
-          std::tie(o.price, type->name, o.zone, o.capacity_type) <
-              std::tie(best.offering->price, best.type->name, best.offering->zone,
-                       best.offering->capacity_type)) {
-        best = {type.get(), &o};
-      }
+      choices.push_back({type.get(), &o});
     }
   }
+  std::sort(choices.begin(), choices.end(), [](const LaunchChoice& a, const LaunchChoice& b) {
+    return std::tie(a.offering->price, a.type->name, a.offering->zone, a.offering->capacity_type) <
+           std::tie(b.offering->price, b.type->name, b.offering->zone, b.offering->capacity_type);
+  });
   std::sort(tried.begin(), tried.end());
   if (tried_out) tried_out->insert(tried_out->end(), tried.begin(), tried.end());
-  if (best.offering != nullptr) return best;
+  return choices;
+}
 
+core::Status NoLaunchableOffering(const api::NodeClaim& node_claim, const LaunchSearch& search,
+                                  const std::vector<OfferingRef>& tried) {
   const std::string claim = node_claim.metadata.name.empty() ? "" : " " + node_claim.metadata.name;
   if (tried.empty()) {
     return core::Status::Unavailable("insufficient capacity: no instance type in catalog " +
@@ -59,6 +61,17 @@ core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePt
   return core::Status::Unavailable("insufficient capacity: all " + std::to_string(tried.size()) +
                                    " compatible offerings for NodeClaim" + claim +
                                    " are unavailable: " + DescribeOfferings(tried));
+}
+
+core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePtr>& types,
+                                                const api::NodeClaim& node_claim,
+                                                const LaunchSearch& search,
+                                                std::vector<OfferingRef>* tried_out) {
+  std::vector<OfferingRef> tried;
+  std::vector<LaunchChoice> choices = CompatibleOfferings(types, node_claim, search, &tried);
+  if (tried_out) tried_out->insert(tried_out->end(), tried.begin(), tried.end());
+  if (!choices.empty()) return choices.front();
+  return NoLaunchableOffering(node_claim, search, tried);
 }
 
 api::Labels LaunchLabels(const InstanceType& type, const Offering& offering,

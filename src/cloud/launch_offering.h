@@ -33,6 +33,21 @@ struct LaunchSearch {
   std::string catalog_source;
 };
 
+// Every available offering compatible with the NodeClaim's requirements, of the types whose
+// requirements it is compatible with and whose allocatable fits its resource requests, cheapest
+// first (ties: instance-type name, zone, capacity type). Each compatible offering that was
+// unavailable is appended to `*tried` (sorted) when given. An EC2 fleet launches from all of
+// them; a provider that picks one takes the first.
+std::vector<LaunchChoice> CompatibleOfferings(const std::vector<InstanceTypePtr>& types,
+                                              const api::NodeClaim& node_claim,
+                                              const LaunchSearch& search,
+                                              std::vector<OfferingRef>* tried = nullptr);
+
+// The insufficient-capacity error for a NodeClaim none of whose offerings could be chosen:
+// `tried` are the compatible but unavailable ones (none: nothing was compatible).
+core::Status NoLaunchableOffering(const api::NodeClaim& node_claim, const LaunchSearch& search,
+                                  const std::vector<OfferingRef>& tried);
+
 // The cheapest available offering compatible with the NodeClaim's requirements among the types
 // whose requirements it is compatible with and whose allocatable fits its resource requests.
 // Every compatible offering that was unavailable is appended to `*tried` (sorted) when given.

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
 #include "core/duration.h"
 #include "core/read_file.h"
 #include "core/subprocess.h"
@@ -46,30 +47,6 @@ Result<std::string> ReadFile(const std::string& path) {
   return content;
 }
 
-std::string EncodeBase64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (static_cast<uint8_t>(in[i]) << 16) | (static_cast<uint8_t>(in[i + 1]) << 8) |
-                 static_cast<uint8_t>(in[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < in.size()) {
-    uint32_t v = static_cast<uint8_t>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<uint8_t>(in[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 
 bool IsExecutableFile(const std::string& path) {
@@ -124,7 +101,7 @@ std::string ExecInfo(const ExecConfig& exec, const RestConfig& config) {
     if (!config.tls_server_name.empty()) cluster["tls-server-name"] = config.tls_server_name;
     if (config.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
     if (!config.ca_pem.empty()) {
-      cluster["certificate-authority-data"] = EncodeBase64(config.ca_pem);
+      cluster["certificate-authority-data"] = core::Base64Encode(config.ca_pem);
     }
     spec["cluster"] = std::move(cluster);
   }

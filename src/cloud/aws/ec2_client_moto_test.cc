@@ -28,34 +28,8 @@ class Ec2ClientMotoTest : public ::testing::Test {
   }
   Ec2Client& ec2() { return session_->ec2(); }
 
-  // A VPC with one tagged subnet per zone and a tagged security group, made with raw query calls.
-  struct Network {
-    std::string vpc, subnet_a, subnet_b, group;
-  };
-  Network MakeNetwork() {
-    Network n;
-    QueryClient& q = session_->ec2_query();
-    auto vpc = q.Call("CreateVpc", QueryParams().Add("CidrBlock", "10.1.0.0/16"));
-    EXPECT_TRUE(vpc.ok()) << vpc.status().message();
-    n.vpc = ChildText(vpc->root.child("vpc"), "vpcId");
-    int i = 0;
-    for (const char* zone : {"us-west-2a", "us-west-2b"}) {
-      auto s = q.Call("CreateSubnet", QueryParams()
-                                          .Add("VpcId", n.vpc)
-                                          .Add("CidrBlock", "10.1." + std::to_string(i++) + ".0/24")
-                                          .Add("AvailabilityZone", zone));
-      EXPECT_TRUE(s.ok()) << s.status().message();
-      (std::string(zone) == "us-west-2a" ? n.subnet_a : n.subnet_b) = ChildText(s->root.child("subnet"), "subnetId");
-    }
-    auto g = q.Call("CreateSecurityGroup", QueryParams()
-                                               .Add("GroupName", "nodes")
-                                               .Add("GroupDescription", "node group")
-                                               .Add("VpcId", n.vpc));
-    EXPECT_TRUE(g.ok()) << g.status().message();
-    n.group = ChildText(g->root, "groupId");
-    EXPECT_TRUE(ec2().CreateTags({n.subnet_a, n.subnet_b, n.group}, {{"karpenter.sh/discovery", "demo"}}).ok());
-    return n;
-  }
+  using Network = nodesmith::testing::TestNetwork;
+  Network MakeNetwork() { return nodesmith::testing::MakeTestNetwork(*session_); }
 
   std::string SomeImage() {
     auto images = ec2().DescribeImages({}, {}, {"amazon"});

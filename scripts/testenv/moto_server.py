@@ -1,0 +1,78 @@
+"""moto in server mode, with a control endpoint for what moto cannot be asked over the AWS APIs.
+
+    python moto_server.py PORT CONTROL_PORT
+
+PORT serves the AWS APIs exactly as `moto_server` does (same app, same backends). CONTROL_PORT
+serves, on loopback, what the AWS provider's tests need and moto lacks (shared/design/aws.md):
+
+    POST /ssm-parameter  {"region": R, "name": N, "value": V}
+        puts a parameter moto refuses through PutParameter: /aws/service/... (the EKS,
+        Bottlerocket and Windows AMI aliases). Gone after /moto-api/reset, like any state.
+
+Runs until killed. moto's own state and reset stay moto's; this process only adds to them.
+"""
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.core.utils import utcnow
+from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+
+
+def put_ssm_parameter(body):
+    from moto.ssm.models import Parameter, ssm_backends
+
+    backend = ssm_backends[DEFAULT_ACCOUNT_ID][body.get("region", "us-west-2")]
+    versions = backend._parameters[body["name"]]
+    versions.append(
+        Parameter(
+            account_id=DEFAULT_ACCOUNT_ID,
+            name=body["name"],
+            value=body["value"],
+            parameter_type="String",
+            description=None,
+            allowed_pattern=None,
+            keyid=None,
+            last_modified_date=utcnow(),
+            version=len(versions) + 1,
+            data_type="text",
+        )
+    )
+
+
+ROUTES = {"/ssm-parameter": put_ssm_parameter}
+
+
+class Control(BaseHTTPRequestHandler):
+    def do_POST(self):
+        route = ROUTES.get(self.path)
+        if route is None:
+            self.send_error(404, "no such control route: " + self.path)
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+            route(json.loads(self.rfile.read(length) or b"{}"))
+        except Exception as e:  # the test reads the message
+            body = str(e).encode()
+            self.send_response(400)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("control: " + (fmt % args) + "\n")
+
+
+def main():
+    port, control_port = int(sys.argv[1]), int(sys.argv[2])
+    ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=True).start()
+    ThreadingHTTPServer(("127.0.0.1", control_port), Control).serve_forever()
+
+
+if __name__ == "__main__":
+    main()

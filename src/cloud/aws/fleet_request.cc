@@ -1,0 +1,130 @@
+#include "cloud/aws/fleet_request.h"
+
+#include <algorithm>
+#include <set>
+
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::aws {
+
+Tags LaunchTags(const std::string& cluster_name, const std::string& node_pool,
+                const std::string& node_class, const std::map<std::string, std::string>& user_tags) {
+  std::map<std::string, std::string> tags = user_tags;
+  tags["kubernetes.io/cluster/" + cluster_name] = "owned";
+  tags["karpenter.sh/nodepool"] = node_pool;
+  tags["eks:eks-cluster-name"] = cluster_name;
+  tags["karpenter.k8s.aws/ec2nodeclass"] = node_class;
+  return Tags(tags.begin(), tags.end());
+}
+
+std::string LaunchTemplateName(const LaunchTemplateData& d) {
+  // FNV-1a over a canonical text of every field: stable across processes and releases.
+  std::string text = d.image_id + '\x1f' + d.user_data + '\x1f' + d.instance_profile_name + '\x1f';
+  for (const std::string& g : d.security_group_ids) text += g + ',';
+  text += '\x1f';
+  for (const auto& b : d.block_devices) {
+    text += b.device_name + ':' + std::to_string(b.volume_size_gib) + ':' + b.volume_type + ':' +
+            (b.encrypted ? "e" : "") + ':' + (b.delete_on_termination ? "d" : "") + ':' +
+            (b.iops ? std::to_string(*b.iops) : "") + ':' +
+            (b.throughput ? std::to_string(*b.throughput) : "") + ':' + b.kms_key_id + ':' +
+            b.snapshot_id + ';';
+  }
+  text += '\x1f' + d.metadata.http_endpoint + ':' + d.metadata.http_protocol_ipv6 + ':' +
+          std::to_string(d.metadata.http_put_response_hop_limit) + ':' + d.metadata.http_tokens;
+  text += d.detailed_monitoring ? "\x1fmonitoring" : "\x1f";
+  for (const auto& [k, v] : d.tags) text += '\x1f' + k + '=' + v;
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return kLaunchTemplateNamePrefix + std::to_string(h);
+}
+
+core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
+  std::vector<cloud::OfferingRef> tried;
+  std::vector<cloud::LaunchChoice> choices =
+      cloud::CompatibleOfferings(input.instance_types, *input.node_claim, input.search, &tried);
+  std::map<std::string, const Subnet*> subnet_of_zone;
+  for (const Subnet& s : input.zonal_subnets) subnet_of_zone[s.zone] = &s;
+  auto arch_of = [](const cloud::InstanceType& t) {
+    const scheduling::Requirement* r = t.requirements.Find(scheduling::kLabelArchStable);
+    return r == nullptr ? std::string() : r->Any();
+  };
+  // Only offerings the fleet can launch: a zone with a subnet, an architecture with a template.
+  std::vector<cloud::LaunchChoice> launchable;
+  for (const cloud::LaunchChoice& c : choices) {
+    if (subnet_of_zone.count(c.offering->zone) == 0) continue;
+    if (input.launch_templates.count(arch_of(*c.type)) == 0) continue;
+    launchable.push_back(c);
+  }
+  if (launchable.empty()) return cloud::NoLaunchableOffering(*input.node_claim, input.search, tried);
+
+  FleetPlan plan;
+  bool spot = std::any_of(launchable.begin(), launchable.end(), [](const cloud::LaunchChoice& c) {
+    return c.offering->capacity_type == "spot";
+  });
+  plan.request.capacity_type = spot ? "spot" : "on-demand";
+  plan.request.total_target_capacity = 1;
+  plan.request.tags = input.tags;
+  std::set<std::string> types;
+  std::map<std::string, FleetLaunchTemplateConfig> configs;  // by template name
+  for (const cloud::LaunchChoice& c : launchable) {  // cheapest first
+    if (c.offering->capacity_type != plan.request.capacity_type) continue;
+    if (types.count(c.type->name) == 0) {
+      if (static_cast<int>(types.size()) == kMaxFleetInstanceTypes) continue;
+      types.insert(c.type->name);
+    }
+    const std::string& lt = input.launch_templates.at(arch_of(*c.type));
+    FleetLaunchTemplateConfig& config = configs[lt];
+    config.launch_template_name = lt;
+    config.overrides.push_back({c.type->name, subnet_of_zone[c.offering->zone]->id,
+                                c.offering->zone, "", c.offering->price});
+    plan.offering_of[{c.type->name, c.offering->zone}] = c;
+  }
+  for (auto& [name, config] : configs) plan.request.configs.push_back(std::move(config));
+  return plan;
+}
+
+FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan,
+                            const std::string& node_claim_name) {
+  FleetOutcome out;
+  for (const FleetInstance& i : result.instances) {
+    if (i.instance_id.empty()) continue;
+    out.instance = i;
+    out.launched = true;
+    return out;
+  }
+  bool all_capacity = !result.errors.empty();
+  for (const FleetError& e : result.errors) {
+    if (!IsInsufficientCapacityCode(e.code)) {
+      all_capacity = false;
+      continue;
+    }
+    if (!e.instance_type.empty() && !e.zone.empty())
+      out.unavailable.push_back({e.instance_type, e.zone, plan.request.capacity_type});
+  }
+  std::sort(out.unavailable.begin(), out.unavailable.end());
+  out.unavailable.erase(std::unique(out.unavailable.begin(), out.unavailable.end()), out.unavailable.end());
+  if (all_capacity) {
+    out.error = core::Status::Unavailable("insufficient capacity: CreateFleet launched nothing for NodeClaim " +
+                                          node_claim_name + ": " + result.errors[0].code + ": " +
+                                          result.errors[0].message + " (" +
+                                          cloud::DescribeOfferings(out.unavailable) + ")");
+    return out;
+  }
+  const FleetError* first = nullptr;
+  for (const FleetError& e : result.errors)
+    if (!IsInsufficientCapacityCode(e.code)) {
+      first = &e;
+      break;
+    }
+  out.error = core::Status::Internal(
+      "launching NodeClaim " + node_claim_name + " failed: " +
+      (first == nullptr ? std::string("CreateFleet answered without an instance or an error")
+                        : first->code + ": " + first->message) +
+      (result.fleet_id.empty() ? "" : " (fleet " + result.fleet_id + ")"));
+  return out;
+}
+
+}  // namespace nodesmith::aws

@@ -1,0 +1,67 @@
+// The launch of one NodeClaim as EC2 sees it: the tags every resource carries, the launch
+// template's name, the instant fleet's request, and what its answer means.
+//
+// PlanFleet follows Karpenter's instance provider: the capacity type is spot when the NodeClaim
+// allows it and some compatible spot offering is available, else on-demand; the overrides are
+// every compatible available offering of that capacity type in a zone the class has a subnet in,
+// the 60 cheapest instance types at most, one launch template per architecture, the offering's
+// price as its priority. InterpretFleet takes the first instance; an answer without one is
+// insufficient capacity when every error is a capacity error (the offerings tried are returned
+// so the caller can mark them unavailable for 3 minutes), a launch failure naming the first
+// error otherwise. Pure functions.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/nodeclaim.h"
+#include "cloud/aws/ec2_client.h"
+#include "cloud/launch_offering.h"
+
+namespace nodesmith::aws {
+
+inline constexpr int kMaxFleetInstanceTypes = 60;
+inline constexpr const char* kLaunchTemplateNamePrefix = "karpenter.k8s.aws/";
+
+// The tags of a NodeClaim's fleet, instance, volumes and launch template: the EC2NodeClass's
+// tags, then nodesmith's (which a user tag of the same key never overrides):
+// kubernetes.io/cluster/<cluster>=owned, karpenter.sh/nodepool, eks:eks-cluster-name,
+// karpenter.k8s.aws/ec2nodeclass. Sorted by key.
+Tags LaunchTags(const std::string& cluster_name, const std::string& node_pool,
+                const std::string& node_class, const std::map<std::string, std::string>& user_tags);
+
+// "karpenter.k8s.aws/<decimal hash of everything the template holds>": the same inputs always
+// give the same name, so launches with equal settings share one template.
+std::string LaunchTemplateName(const LaunchTemplateData& data);
+
+struct FleetPlanInput {
+  std::vector<cloud::InstanceTypePtr> instance_types;  // the NodePool's, with offerings
+  const api::NodeClaim* node_claim = nullptr;
+  std::vector<Subnet> zonal_subnets;                   // one per zone (SubnetPerZone)
+  // Launch template name per kubernetes.io/arch value ("amd64", "arm64").
+  std::map<std::string, std::string> launch_templates;
+  cloud::LaunchSearch search;  // unavailable offerings, catalog name for messages
+  Tags tags;
+};
+
+struct FleetPlan {
+  CreateFleetRequest request;
+  // The offering of each override, to price and label what the fleet launched.
+  std::map<std::pair<std::string, std::string>, cloud::LaunchChoice> offering_of;  // (type, zone)
+};
+
+// kUnavailable (insufficient capacity, as ChooseLaunchOffering says it) when no offering is left.
+core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input);
+
+struct FleetOutcome {
+  FleetInstance instance;                          // valid when launched
+  bool launched = false;
+  std::vector<cloud::OfferingRef> unavailable;     // to mark for 3 minutes
+  core::Status error;                              // when not launched
+};
+
+FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan,
+                            const std::string& node_claim_name);
+
+}  // namespace nodesmith::aws

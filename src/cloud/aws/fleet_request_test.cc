@@ -1,0 +1,140 @@
+// A NodeClaim as the instant fleet that launches it, and the fleet's answer as the outcome.
+#include "cloud/aws/fleet_request.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cloud/aws_catalog.h"
+
+namespace nodesmith::aws {
+namespace {
+
+using ::testing::HasSubstr;
+
+cloud::InstanceTypes Catalog() {
+  cloud::AwsCatalogOptions options;
+  options.region = "us-west-2";
+  auto types = cloud::AwsInstanceTypes(options);
+  EXPECT_TRUE(types.ok());
+  return types.ok() ? *types : cloud::InstanceTypes{};
+}
+
+api::NodeClaim Claim(std::vector<api::NodeSelectorRequirement> reqs, const char* cpu = "3") {
+  api::NodeClaim c;
+  c.metadata.name = "default-abcde";
+  c.spec.requirements = std::move(reqs);
+  c.spec.resource_requests = api::ResourceList{{"cpu", api::Quantity::MustParse(cpu)}};
+  return c;
+}
+
+FleetPlanInput Input(const api::NodeClaim* claim) {
+  FleetPlanInput in;
+  in.instance_types = Catalog();
+  in.node_claim = claim;
+  in.zonal_subnets = {{"subnet-a", "us-west-2a", "", "", 100, {}}, {"subnet-b", "us-west-2b", "", "", 100, {}}};
+  in.launch_templates = {{"amd64", "karpenter.k8s.aws/1"}, {"arm64", "karpenter.k8s.aws/2"}};
+  in.search.catalog_source = "aws";
+  in.tags = LaunchTags("demo", "default", "default", {});
+  return in;
+}
+
+TEST(FleetRequestTest, ASpotCapableClaimIsASpotFleetOverTheCheapestTypesInZonesWithSubnets) {
+  api::NodeClaim claim = Claim({{"karpenter.sh/capacity-type", "In", {"spot", "on-demand"}, std::nullopt},
+                                {"karpenter.k8s.aws/instance-family", "In", {"m5", "c5"}, std::nullopt}});
+  auto plan = PlanFleet(Input(&claim));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->request.capacity_type, "spot");
+  ASSERT_EQ(plan->request.configs.size(), 1u);  // m5 and c5 are amd64: one template
+  const auto& overrides = plan->request.configs[0].overrides;
+  ASSERT_FALSE(overrides.empty());
+  for (const FleetOverride& o : overrides) {
+    EXPECT_TRUE(o.instance_type.rfind("m5.", 0) == 0 || o.instance_type.rfind("c5.", 0) == 0) << o.instance_type;
+    EXPECT_NE(o.zone, "us-west-2c");  // no subnet there
+    EXPECT_EQ(o.subnet_id, o.zone == "us-west-2a" ? "subnet-a" : "subnet-b");
+  }
+  for (size_t i = 1; i < overrides.size(); ++i) EXPECT_LE(*overrides[i - 1].priority, *overrides[i].priority);
+  // 3 CPUs do not fit a large (2 vCPUs): the cheapest is an xlarge.
+  EXPECT_EQ(overrides[0].instance_type, "c5.xlarge");
+}
+
+TEST(FleetRequestTest, OnDemandOnlyClaimsAreOnDemandFleetsAndAtMostSixtyTypes) {
+  api::NodeClaim claim = Claim({{"karpenter.sh/capacity-type", "In", {"on-demand"}, std::nullopt}}, "1");
+  auto plan = PlanFleet(Input(&claim));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->request.capacity_type, "on-demand");
+  std::set<std::string> types;
+  for (const auto& c : plan->request.configs)
+    for (const auto& o : c.overrides) types.insert(o.instance_type);
+  EXPECT_EQ(types.size(), static_cast<size_t>(kMaxFleetInstanceTypes));
+  EXPECT_EQ(plan->request.configs.size(), 2u);  // amd64 and arm64 templates
+}
+
+TEST(FleetRequestTest, UnavailableOfferingsAreLeftOutAndNoneLeftIsInsufficientCapacity) {
+  api::NodeClaim claim = Claim({{"node.kubernetes.io/instance-type", "In", {"m5.xlarge"}, std::nullopt},
+                                {"karpenter.sh/capacity-type", "In", {"spot"}, std::nullopt}});
+  FleetPlanInput in = Input(&claim);
+  in.search.unavailable = [](const cloud::OfferingRef& o) { return o.zone == "us-west-2a"; };
+  auto plan = PlanFleet(in);
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->request.configs[0].overrides.size(), 1u);
+  EXPECT_EQ(plan->request.configs[0].overrides[0].zone, "us-west-2b");
+  in.search.unavailable = [](const cloud::OfferingRef&) { return true; };
+  auto none = PlanFleet(in);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), core::StatusCode::kUnavailable);
+  EXPECT_THAT(none.status().message(), HasSubstr("insufficient capacity"));
+}
+
+TEST(FleetRequestTest, NodesmithsTagsWinOverTheUsersAndComeSorted) {
+  Tags tags = LaunchTags("demo", "gpu", "default", {{"team", "ml"}, {"karpenter.sh/nodepool", "spoofed"}});
+  EXPECT_EQ(tags, (Tags{{"eks:eks-cluster-name", "demo"},
+                        {"karpenter.k8s.aws/ec2nodeclass", "default"},
+                        {"karpenter.sh/nodepool", "gpu"},
+                        {"kubernetes.io/cluster/demo", "owned"},
+                        {"team", "ml"}}));
+}
+
+TEST(FleetRequestTest, TheLaunchTemplateNameIsAStableHashOfItsInputs) {
+  LaunchTemplateData a;
+  a.image_id = "ami-1";
+  a.user_data = "ZWNobyBoaQ==";
+  LaunchTemplateData b = a;
+  EXPECT_EQ(LaunchTemplateName(a), LaunchTemplateName(b));
+  EXPECT_EQ(LaunchTemplateName(a).rfind("karpenter.k8s.aws/", 0), 0u);
+  b.image_id = "ami-2";
+  EXPECT_NE(LaunchTemplateName(a), LaunchTemplateName(b));
+  b = a;
+  b.metadata.http_put_response_hop_limit = 2;
+  EXPECT_NE(LaunchTemplateName(a), LaunchTemplateName(b));
+}
+
+TEST(FleetRequestTest, AFleetAnswerIsAnInstanceOrTheReasonThereIsNone) {
+  api::NodeClaim claim = Claim({{"node.kubernetes.io/instance-type", "In", {"m5.xlarge"}, std::nullopt}});
+  auto plan = PlanFleet(Input(&claim));
+  ASSERT_TRUE(plan.ok());
+  CreateFleetResult launched{"fleet-1", {{"i-1", "m5.xlarge", "us-west-2b", "subnet-b", "spot"}}, {}};
+  FleetOutcome ok = InterpretFleet(launched, *plan, claim.metadata.name);
+  EXPECT_TRUE(ok.launched);
+  EXPECT_EQ(ok.instance.instance_id, "i-1");
+
+  CreateFleetResult ice{"fleet-2", {},
+                        {{"InsufficientInstanceCapacity", "no capacity", "m5.xlarge", "us-west-2a", "subnet-a"},
+                         {"InsufficientInstanceCapacity", "no capacity", "m5.xlarge", "us-west-2b", "subnet-b"}}};
+  FleetOutcome full = InterpretFleet(ice, *plan, claim.metadata.name);
+  EXPECT_FALSE(full.launched);
+  EXPECT_EQ(full.error.code(), core::StatusCode::kUnavailable);
+  ASSERT_EQ(full.unavailable.size(), 2u);
+  EXPECT_EQ(full.unavailable[0].String(), "m5.xlarge/us-west-2a/" + plan->request.capacity_type);
+
+  CreateFleetResult bad{"fleet-3", {},
+                        {{"InvalidLaunchTemplateName.NotFoundException", "no template", "", "", ""}}};
+  FleetOutcome failed = InterpretFleet(bad, *plan, claim.metadata.name);
+  EXPECT_EQ(failed.error.code(), core::StatusCode::kInternal);
+  EXPECT_THAT(failed.error.message(), HasSubstr("InvalidLaunchTemplateName.NotFoundException: no template"));
+  EXPECT_TRUE(failed.unavailable.empty());
+}
+
+}  // namespace
+}  // namespace nodesmith::aws
