@@ -74,6 +74,25 @@ core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePt
   return NoLaunchableOffering(node_claim, search, tried);
 }
 
+api::NodeClaim LaunchedNodeClaim(const api::NodeClaim& node_claim, const InstanceType& type,
+                                 const Offering& offering, const std::string& region,
+                                 const std::string& provider_id) {
+  const s::Requirements reqs =
+      s::Requirements::FromNodeSelectorRequirements(node_claim.spec.requirements);
+  api::NodeClaim launched = node_claim;
+  for (const auto& r : node_claim.spec.requirements) {
+    if (r.op == "In" && r.values.size() == 1) launched.metadata.labels[r.key] = r.values[0];
+  }
+  launched.metadata.labels[s::kLabelInstanceTypeStable] = type.name;
+  for (auto& [key, value] : LaunchLabels(type, offering, reqs, region)) {
+    launched.metadata.labels[key] = value;
+  }
+  launched.status.provider_id = provider_id;
+  launched.status.capacity = type.capacity;
+  launched.status.allocatable = type.allocatable;
+  return launched;
+}
+
 api::Labels LaunchLabels(const InstanceType& type, const Offering& offering,
                          const s::Requirements& reqs, const std::string& region) {
   api::Labels labels = type.requirements.SingleValuedLabels();

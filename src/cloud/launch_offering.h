@@ -64,6 +64,13 @@ core::Result<LaunchChoice> ChooseLaunchOffering(const std::vector<InstanceTypePt
 api::Labels LaunchLabels(const InstanceType& type, const Offering& offering,
                          const scheduling::Requirements& reqs, const std::string& region);
 
+// The NodeClaim as launched as `type` in `offering`: the labels of its single-valued `In`
+// requirements, the instance type's, and LaunchLabels; status.providerID, capacity and
+// allocatable. Every provider returns this from Create.
+api::NodeClaim LaunchedNodeClaim(const api::NodeClaim& node_claim, const InstanceType& type,
+                                 const Offering& offering, const std::string& region,
+                                 const std::string& provider_id);
+
 // "a/b/c, d/e/f and 3 more": at most 10 offerings named.
 std::string DescribeOfferings(const std::vector<OfferingRef>& offerings);
 

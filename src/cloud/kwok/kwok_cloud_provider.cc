@@ -64,20 +64,8 @@ core::Result<api::NodeClaim> KwokCloudProvider::Create(const api::NodeClaim& nod
 
   const std::string name = node_claim.metadata.name;
   const std::string provider_id = kProviderIdPrefix + name;
-  const s::Requirements reqs =
-      s::Requirements::FromNodeSelectorRequirements(node_claim.spec.requirements);
-
-  api::NodeClaim launched = node_claim;
-  for (const auto& r : node_claim.spec.requirements) {
-    if (r.op == "In" && r.values.size() == 1) launched.metadata.labels[r.key] = r.values[0];
-  }
-  launched.metadata.labels[s::kLabelInstanceTypeStable] = type.name;
-  for (auto& [key, value] : LaunchLabels(type, offering, reqs, catalog_.region)) {
-    launched.metadata.labels[key] = value;
-  }
-  launched.status.provider_id = provider_id;
-  launched.status.capacity = type.capacity;
-  launched.status.allocatable = type.allocatable;
+  api::NodeClaim launched =
+      LaunchedNodeClaim(node_claim, type, offering, catalog_.region, provider_id);
 
   api::Node node;
   node.metadata.name = name;

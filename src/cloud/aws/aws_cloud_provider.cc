@@ -1,0 +1,353 @@
+#include "cloud/aws/aws_cloud_provider.h"
+
+#include <algorithm>
+
+#include "api/conditions.h"
+#include "api/quantity.h"
+#include "cloud/aws/user_data.h"
+#include "cloud/ec2_overhead.h"
+#include "cloud/launch_offering.h"
+#include "core/base64.h"
+#include "scheduling/taints.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::aws {
+
+namespace s = scheduling;
+
+namespace {
+
+// kubernetes.io/arch as EC2 spells an image's architecture.
+std::string ArchOfImage(const std::string& architecture) {
+  return architecture == "arm64" ? "arm64" : architecture == "x86_64" ? "amd64" : "";
+}
+
+// The instance states in which an instance still counts as launched.
+const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", "stopped", "shutting-down"};
+
+// The root volume of each family when the EC2NodeClass names none (aws.md): AL2 and AL2023 a
+// 20 GiB gp3 /dev/xvda, Bottlerocket a 4 GiB OS volume and a 20 GiB data volume, Windows 50 GiB.
+std::vector<LaunchTemplateData::BlockDevice> DefaultBlockDevices(cloud::AmiFamily family) {
+  using B = LaunchTemplateData::BlockDevice;
+  switch (family) {
+    case cloud::AmiFamily::kBottlerocket:
+      return {B{"/dev/xvda", 4, "gp3", true, true, std::nullopt, std::nullopt, "", ""},
+              B{"/dev/xvdb", 20, "gp3", true, true, std::nullopt, std::nullopt, "", ""}};
+    case cloud::AmiFamily::kWindows2019:
+    case cloud::AmiFamily::kWindows2022:
+      return {B{"/dev/sda1", 50, "gp3", true, true, std::nullopt, std::nullopt, "", ""}};
+    case cloud::AmiFamily::kCustom:
+      return {};
+    default:
+      return {B{"/dev/xvda", 20, "gp3", true, true, std::nullopt, std::nullopt, "", ""}};
+  }
+}
+
+core::Result<std::vector<LaunchTemplateData::BlockDevice>> BlockDevicesOf(const api::EC2NodeClass& nc,
+                                                                          cloud::AmiFamily family) {
+  if (nc.block_device_mappings.empty()) return DefaultBlockDevices(family);
+  std::vector<LaunchTemplateData::BlockDevice> out;
+  for (const api::BlockDeviceMapping& m : nc.block_device_mappings) {
+    LaunchTemplateData::BlockDevice b;
+    b.device_name = m.device_name;
+    if (m.ebs.volume_size) {
+      auto q = api::Quantity::Parse(*m.ebs.volume_size);
+      if (!q.ok()) {
+        return core::Status::Invalid("EC2NodeClass " + nc.metadata.name + ": blockDeviceMappings " +
+                                     m.device_name + ": volumeSize: " + q.status().message());
+      }
+      b.volume_size_gib = (q->Value() + (int64_t{1} << 30) - 1) >> 30;
+    }
+    b.volume_type = m.ebs.volume_type.empty() ? "gp3" : m.ebs.volume_type;
+    b.encrypted = m.ebs.encrypted.value_or(true);
+    b.delete_on_termination = m.ebs.delete_on_termination.value_or(true);
+    if (m.ebs.iops) b.iops = *m.ebs.iops;
+    if (m.ebs.throughput) b.throughput = *m.ebs.throughput;
+    b.kms_key_id = m.ebs.kms_key_id;
+    b.snapshot_id = m.ebs.snapshot_id;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+AwsCloudProvider::AwsCloudProvider(AwsSession& session, const core::Clock& clock,
+                                   AwsCloudProviderOptions options)
+    : session_(session), clock_(clock), options_(std::move(options)) {
+  ssm_ = std::make_unique<SsmClient>(&session_.ssm());
+  resolver_ = std::make_unique<NodeClassResolver>(&session_.ec2(), ssm_.get(),
+                                                  options_.cluster.kubernetes_version);
+}
+
+std::string AwsCloudProvider::InstanceIdOf(const std::string& provider_id) {
+  if (provider_id.rfind(kAwsProviderIdPrefix, 0) != 0) return "";
+  size_t slash = provider_id.rfind('/');
+  std::string id = provider_id.substr(slash + 1);
+  return id.rfind("i-", 0) == 0 ? id : "";
+}
+
+core::Result<const ResolvedNodeClass*> AwsCloudProvider::Resolve(const api::EC2NodeClass& node_class) const {
+  const core::Time now = clock_.Now();
+  auto it = resolutions_.find(node_class.metadata.name);
+  if (it != resolutions_.end() && now - it->second.at < options_.resolution_ttl &&
+      it->second.resolved.conditions.size() > 0 &&
+      api::FindCondition(it->second.resolved.conditions, "Ready")->observed_generation ==
+          node_class.metadata.generation) {
+    return &it->second.resolved;
+  }
+  std::vector<api::Condition> previous =
+      it == resolutions_.end() ? node_class.conditions : it->second.resolved.conditions;
+  auto resolved = resolver_->Resolve(node_class, now, previous);
+  if (!resolved.ok()) return resolved.status();
+  Resolution& r = resolutions_[node_class.metadata.name];
+  r.resolved = std::move(*resolved);
+  r.at = now;
+  return &r.resolved;
+}
+
+core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplate(const LaunchTemplateData& data) {
+  const std::string name = LaunchTemplateName(data);
+  if (launch_templates_.count(name) != 0) return name;
+  auto found = session_.ec2().DescribeLaunchTemplates({}, {name});
+  if (found.ok() && !found->empty()) {
+    launch_templates_.insert(name);
+    return name;
+  }
+  if (!found.ok() && found.status().code() != core::StatusCode::kNotFound) return found.status();
+  auto created = session_.ec2().CreateLaunchTemplate(name, data, data.tags);
+  // Another replica (or an earlier life of this one) may have made it meanwhile: same name, same
+  // contents.
+  if (!created.ok() && ErrorCodeOf(created.status()) != "InvalidLaunchTemplateName.AlreadyExistsException")
+    return created.status().WithPrefix("creating launch template " + name);
+  launch_templates_.insert(name);
+  return name;
+}
+
+core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
+  const std::string& class_name = node_claim.spec.node_class_ref.name;
+  auto node_class = options_.node_classes ? options_.node_classes(class_name)
+                                          : core::Result<api::EC2NodeClass>(core::Status::NotFound("no node classes"));
+  if (!node_class.ok()) {
+    if (node_class.status().code() == core::StatusCode::kNotFound) {
+      return core::Status::Unavailable("insufficient capacity: resolving node class EC2NodeClass/" +
+                                       class_name + ": " + node_class.status().message());
+    }
+    return node_class.status();
+  }
+  auto resolved = Resolve(*node_class);
+  if (!resolved.ok()) return resolved.status().WithPrefix("resolving EC2NodeClass " + class_name);
+  if (!(*resolved)->ready()) {
+    const api::Condition* ready = api::FindCondition((*resolved)->conditions, "Ready");
+    return core::Status(core::StatusCode::kFailedPrecondition,
+                        "EC2NodeClass/" + class_name + " is not ready: " +
+                            (ready != nullptr ? ready->message : std::string("not resolved")));
+  }
+  const ResolvedNodeClass& rc = **resolved;
+  const cloud::AmiFamily family = cloud::AmiFamilyOf(*node_class);
+  auto block_devices = BlockDevicesOf(*node_class, family);
+  if (!block_devices.ok()) return block_devices.status();
+
+  const std::string node_pool = node_claim.metadata.labels.count(s::kLabelNodePool) != 0
+                                    ? node_claim.metadata.labels.at(s::kLabelNodePool)
+                                    : "";
+  Tags tags = LaunchTags(options_.cluster.name, node_pool, class_name, node_class->tags);
+
+  BootstrapOptions bootstrap;
+  bootstrap.cluster_name = options_.cluster.name;
+  bootstrap.cluster_endpoint = options_.cluster.endpoint;
+  bootstrap.ca_bundle_base64 = options_.cluster.ca_bundle_base64;
+  bootstrap.cluster_dns_ip = options_.cluster.dns_ip;
+  bootstrap.cluster_cidr = options_.cluster.service_cidr;
+  bootstrap.labels = node_claim.metadata.labels;
+  for (const auto& r : node_claim.spec.requirements)
+    if (r.op == "In" && r.values.size() == 1) bootstrap.labels[r.key] = r.values[0];
+  bootstrap.taints = node_claim.spec.taints;
+  bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
+                          node_claim.spec.startup_taints.end());
+  bootstrap.taints.push_back({s::kTaintUnregistered, "", "NoExecute"});
+  bootstrap.kubelet = node_class->kubelet;
+  bootstrap.custom_user_data = node_class->user_data;
+  bootstrap.instance_store_policy = node_class->instance_store_policy;
+  auto user_data = BuildUserData(family, bootstrap);
+  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + class_name);
+
+  // One template per architecture the class has an image for (the standard variant first).
+  std::map<std::string, std::string> templates;
+  for (const ResolvedImage& image : rc.images) {
+    std::string arch = ArchOfImage(image.architecture);
+    if (arch.empty() || templates.count(arch) != 0) continue;
+    if (!image.variant.empty() && image.variant != "standard") continue;
+    LaunchTemplateData data;
+    data.image_id = image.id;
+    data.user_data = core::Base64Encode(*user_data);
+    data.instance_profile_name = node_class->instance_profile;
+    for (const SecurityGroup& g : rc.security_groups) data.security_group_ids.push_back(g.id);
+    data.block_devices = *block_devices;
+    data.metadata.http_endpoint = node_class->metadata_options.http_endpoint;
+    data.metadata.http_protocol_ipv6 = node_class->metadata_options.http_protocol_ipv6;
+    data.metadata.http_put_response_hop_limit = node_class->metadata_options.http_put_response_hop_limit;
+    data.metadata.http_tokens = node_class->metadata_options.http_tokens;
+    data.detailed_monitoring = node_class->detailed_monitoring.value_or(false);
+    data.tags = tags;
+    auto name = EnsureLaunchTemplate(data);
+    if (!name.ok()) return name.status();
+    templates[arch] = *name;
+  }
+
+  FleetPlanInput in;
+  in.instance_types = options_.instance_types;
+  in.node_claim = &node_claim;
+  in.zonal_subnets = SubnetPerZone(rc.subnets);
+  in.launch_templates = templates;
+  in.search.catalog_source = "aws";
+  const core::Time now = clock_.Now();
+  in.search.unavailable = [this, now](const cloud::OfferingRef& o) { return unavailable_.IsUnavailable(o, now); };
+  // The fleet's tags name the NodeClaim too (the shared launch template's cannot).
+  in.tags = tags;
+  in.tags.emplace_back("karpenter.sh/nodeclaim", node_claim.metadata.name);
+  std::sort(in.tags.begin(), in.tags.end());
+  auto plan = PlanFleet(in);
+  if (!plan.ok()) return plan.status();
+  auto fleet = session_.ec2().CreateFleet(plan->request);
+  if (!fleet.ok()) {
+    if (IsInsufficientCapacityCode(ErrorCodeOf(fleet.status())))
+      return core::Status::Unavailable("insufficient capacity: " + fleet.status().message());
+    return fleet.status().WithPrefix("launching NodeClaim " + node_claim.metadata.name);
+  }
+  FleetOutcome outcome = InterpretFleet(*fleet, *plan, node_claim.metadata.name);
+  for (const cloud::OfferingRef& o : outcome.unavailable) unavailable_.Mark(o, now + options_.unavailable_for);
+  if (!outcome.launched) return outcome.error;
+
+  auto choice = plan->offering_of.find({outcome.instance.instance_type, outcome.instance.zone});
+  if (choice == plan->offering_of.end()) {
+    return core::Status::Internal("CreateFleet launched " + outcome.instance.instance_id + " as " +
+                                  outcome.instance.instance_type + " in " + outcome.instance.zone +
+                                  ", which the request did not offer");
+  }
+  const cloud::InstanceType& type = *choice->second.type;
+  const cloud::Offering& offering = *choice->second.offering;
+  api::NodeClaim launched = cloud::LaunchedNodeClaim(
+      node_claim, type, offering, session_.region(),
+      std::string(kAwsProviderIdPrefix) + outcome.instance.zone + "/" + outcome.instance.instance_id);
+  // The image of the instance's architecture, for AMI drift.
+  const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
+  for (const ResolvedImage& image : rc.images)
+    if (arch != nullptr && ArchOfImage(image.architecture) == arch->Any()) {
+      launched.status.image_id = image.id;
+      break;
+    }
+  return launched;
+}
+
+core::Status AwsCloudProvider::Delete(const api::NodeClaim& node_claim) {
+  const std::string id = InstanceIdOf(node_claim.status.provider_id);
+  if (id.empty()) return core::Status::NotFound("instance " + node_claim.status.provider_id + " not found");
+  auto terminated = session_.ec2().TerminateInstances({id});
+  if (!terminated.ok()) {
+    if (terminated.status().code() == core::StatusCode::kNotFound)
+      return core::Status::NotFound("instance " + id + " not found");
+    return terminated.status();
+  }
+  return core::Status::Ok();
+}
+
+const cloud::InstanceType* AwsCloudProvider::FindType(const std::string& name) const {
+  for (const cloud::InstanceTypePtr& t : options_.instance_types)
+    if (t->name == name) return t.get();
+  return nullptr;
+}
+
+api::NodeClaim AwsCloudProvider::FromInstance(const Instance& instance) const {
+  api::NodeClaim claim;
+  for (const auto& [k, v] : instance.tags) {
+    if (k == "karpenter.sh/nodeclaim") claim.metadata.name = v;
+    if (k == s::kLabelNodePool) claim.metadata.labels[s::kLabelNodePool] = v;
+  }
+  claim.status.provider_id = std::string(kAwsProviderIdPrefix) + instance.zone + "/" + instance.id;
+  claim.status.image_id = instance.image_id;
+  claim.metadata.labels[s::kLabelInstanceTypeStable] = instance.type;
+  claim.metadata.labels[s::kLabelTopologyZone] = instance.zone;
+  claim.metadata.labels[s::kLabelCapacityType] = instance.is_spot() ? "spot" : "on-demand";
+  if (const cloud::InstanceType* type = FindType(instance.type)) {
+    for (const auto& [k, v] : type->requirements.SingleValuedLabels()) claim.metadata.labels[k] = v;
+    claim.status.capacity = type->capacity;
+    claim.status.allocatable = type->allocatable;
+  }
+  if (auto t = core::ParseRfc3339(instance.launch_time); t.ok()) claim.metadata.creation_timestamp = *t;
+  return claim;
+}
+
+core::Result<api::NodeClaim> AwsCloudProvider::Get(const std::string& provider_id) const {
+  const std::string id = InstanceIdOf(provider_id);
+  if (id.empty()) return core::Status::NotFound("instance " + provider_id + " not found");
+  auto instances = session_.ec2().DescribeInstances({{"instance-state-name", kLiveStates}}, {id});
+  if (!instances.ok()) {
+    if (instances.status().code() == core::StatusCode::kNotFound)
+      return core::Status::NotFound("instance " + id + " not found");
+    return instances.status();
+  }
+  for (const Instance& i : *instances)
+    if (i.id == id && i.state != "shutting-down" && i.state != "terminated") return FromInstance(i);
+  return core::Status::NotFound("instance " + id + " not found");
+}
+
+std::vector<api::NodeClaim> AwsCloudProvider::List() const {
+  std::vector<api::NodeClaim> out;
+  auto instances = session_.ec2().DescribeInstances(
+      {{"tag-key", {s::kLabelNodePool}},
+       {"tag:eks:eks-cluster-name", {options_.cluster.name}},
+       {"instance-state-name", kLiveStates}});
+  if (!instances.ok()) return out;  // the interface has no error; GC tries again next round
+  for (const Instance& i : *instances)
+    if (i.state != "shutting-down" && i.state != "terminated") out.push_back(FromInstance(i));
+  return out;
+}
+
+core::Result<cloud::InstanceTypes> AwsCloudProvider::GetInstanceTypes(const api::NodePool& node_pool) const {
+  std::set<std::string> zones;
+  bool zones_known = false;
+  const std::string& class_name = node_pool.template_.spec.node_class_ref.name;
+  if (options_.node_classes) {
+    auto node_class = options_.node_classes(class_name);
+    if (node_class.ok()) {
+      auto resolved = Resolve(*node_class);
+      if (resolved.ok()) {
+        for (const std::string& z : (*resolved)->zones()) zones.insert(z);
+        zones_known = true;
+      }
+    }
+  }
+  const core::Time now = clock_.Now();
+  cloud::InstanceTypes out;
+  for (const cloud::InstanceTypePtr& t : options_.instance_types) {
+    bool changed = false;
+    std::vector<cloud::Offering> offerings = t->offerings;
+    for (cloud::Offering& o : offerings) {
+      bool no_subnet = zones_known && zones.count(o.zone) == 0;
+      if (o.available && (no_subnet || unavailable_.IsUnavailable({t->name, o.zone, o.capacity_type}, now))) {
+        o.available = false;
+        changed = true;
+      }
+    }
+    if (!changed) {
+      out.push_back(t);
+      continue;
+    }
+    out.push_back(cloud::NewInstanceType(t->name, t->requirements, t->capacity, t->overhead, std::move(offerings)));
+  }
+  return out;
+}
+
+cloud::DriftReason AwsCloudProvider::IsDrifted(const api::NodeClaim& node_claim) const {
+  if (node_claim.status.image_id.empty() || !options_.node_classes) return {};
+  auto node_class = options_.node_classes(node_claim.spec.node_class_ref.name);
+  if (!node_class.ok()) return {};
+  auto resolved = Resolve(*node_class);
+  if (!resolved.ok() || (*resolved)->images.empty()) return {};
+  for (const ResolvedImage& image : (*resolved)->images)
+    if (image.id == node_claim.status.image_id) return {};
+  return {"AMIDrift"};
+}
+
+}  // namespace nodesmith::aws

@@ -1,0 +1,93 @@
+// AwsCloudProvider: the CloudProvider of EC2, as Karpenter's AWS provider.
+//
+//   Create   resolves the NodeClaim's EC2NodeClass (nodeclass_resolver.h; an answer is reused
+//            for a minute), refuses while the class is not Ready, builds one launch template per
+//            architecture (the class's image for it, user data for its AMI family with the
+//            NodeClaim's labels and taints and karpenter.sh/unregistered:NoExecute, security
+//            groups, block devices, metadata options, tags) and creates it unless it exists,
+//            launches one instant fleet over every compatible available offering
+//            (fleet_request.h), and marks offerings a capacity error names unavailable for
+//            3 minutes. The NodeClaim comes back with providerID aws:///<zone>/<instance id>.
+//   Delete   terminates the instance; NotFound once EC2 no longer knows it or it is terminated.
+//   Get/List DescribeInstances by id, or by this cluster's and nodesmith's tags, in any state
+//            but terminated.
+//   GetInstanceTypes  the catalog's types, offerings in zones without one of the class's
+//            subnets or in an insufficient-capacity window marked unavailable.
+//   IsDrifted AMIDrift when the instance's image is no longer one the class resolves to.
+// Calls AWS synchronously; not thread-safe (called on the runtime's thread, as the controllers).
+// REQUIRES: the session and the clock outlive the provider.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "api/ec2nodeclass.h"
+#include "cloud/aws/aws_session.h"
+#include "cloud/aws/fleet_request.h"
+#include "cloud/aws/nodeclass_resolver.h"
+#include "cloud/aws/ssm_client.h"
+#include "cloud/cloud_provider.h"
+#include "cloud/sim/unavailable_offerings.h"
+#include "core/clock.h"
+
+namespace nodesmith::aws {
+
+inline constexpr const char* kAwsProviderIdPrefix = "aws:///";
+
+// The cluster the instances join, as their user data says it.
+struct ClusterIdentity {
+  std::string name;
+  std::string endpoint;
+  std::string ca_bundle_base64;
+  std::string dns_ip;
+  std::string service_cidr;
+  std::string kubernetes_version;  // "1.34": the AMI aliases' version
+};
+
+struct AwsCloudProviderOptions {
+  ClusterIdentity cluster;
+  cloud::InstanceTypes instance_types;  // the catalog: built-in or live
+  // Looks an EC2NodeClass up by name (kNotFound when there is none).
+  std::function<core::Result<api::EC2NodeClass>(const std::string& name)> node_classes;
+  core::Duration unavailable_for = std::chrono::minutes(3);
+  core::Duration resolution_ttl = std::chrono::minutes(1);
+};
+
+class AwsCloudProvider : public cloud::CloudProvider {
+ public:
+  AwsCloudProvider(AwsSession& session, const core::Clock& clock, AwsCloudProviderOptions options);
+
+  core::Result<api::NodeClaim> Create(const api::NodeClaim& node_claim) override;
+  core::Status Delete(const api::NodeClaim& node_claim) override;
+  core::Result<api::NodeClaim> Get(const std::string& provider_id) const override;
+  std::vector<api::NodeClaim> List() const override;
+  core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& node_pool) const override;
+  cloud::DriftReason IsDrifted(const api::NodeClaim& node_claim) const override;
+  std::string Name() const override { return "aws"; }
+
+  // "aws:///us-west-2a/i-0123" -> "i-0123"; "" when it is not an EC2 provider id.
+  static std::string InstanceIdOf(const std::string& provider_id);
+
+ private:
+  struct Resolution {
+    ResolvedNodeClass resolved;
+    core::Time at;
+  };
+  core::Result<const ResolvedNodeClass*> Resolve(const api::EC2NodeClass& node_class) const;
+  core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
+  api::NodeClaim FromInstance(const Instance& instance) const;
+  const cloud::InstanceType* FindType(const std::string& name) const;
+
+  AwsSession& session_;
+  const core::Clock& clock_;
+  AwsCloudProviderOptions options_;
+  std::unique_ptr<SsmClient> ssm_;
+  std::unique_ptr<NodeClassResolver> resolver_;
+  mutable std::map<std::string, Resolution> resolutions_;  // by EC2NodeClass name
+  std::set<std::string> launch_templates_;                  // names known to exist
+  cloud::sim::UnavailableOfferings unavailable_;
+};
+
+}  // namespace nodesmith::aws

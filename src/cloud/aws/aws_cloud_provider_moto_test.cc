@@ -1,0 +1,149 @@
+// The EC2 cloud provider against moto: given an EC2NodeClass and a NodeClaim, expect one
+// launch, the instance found again by id and by tags, and terminated on delete.
+#include "cloud/aws/aws_cloud_provider.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cloud/aws_catalog.h"
+#include "moto_test_env.h"
+#include "scheduling/well_known_labels.h"
+
+namespace nodesmith::aws {
+namespace {
+
+using ::testing::HasSubstr;
+using nodesmith::testing::MakeTestNetwork;
+using nodesmith::testing::MotoSession;
+using nodesmith::testing::PutMotoParameter;
+using nodesmith::testing::ResetMoto;
+
+class AwsCloudProviderMotoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ResetMoto();
+    session_ = MotoSession(&clock_);
+    ASSERT_NE(session_, nullptr);
+    MakeTestNetwork(*session_);
+    auto images = session_->ec2().DescribeImages({{"architecture", {"x86_64"}}}, {}, {"amazon"});
+    ASSERT_TRUE(images.ok() && !images->empty());
+    image_ = (*images)[0].id;
+    PutMotoParameter("/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id", image_);
+
+    node_class_.metadata.name = "default";
+    node_class_.metadata.generation = 1;
+    api::SelectorTerm discovery;
+    discovery.tags = {{"karpenter.sh/discovery", "demo"}};
+    node_class_.subnet_selector_terms = {discovery};
+    node_class_.security_group_selector_terms = {discovery};
+    api::SelectorTerm alias;
+    alias.alias = "al2023@latest";
+    node_class_.ami_selector_terms = {alias};
+    node_class_.tags = {{"team", "platform"}};
+
+    AwsCloudProviderOptions o;
+    o.cluster = {"demo", "https://demo.eks.example", "Y2E=", "10.100.0.10", "10.100.0.0/16", "1.34"};
+    cloud::AwsCatalogOptions catalog;
+    auto types = cloud::AwsInstanceTypes(catalog);
+    ASSERT_TRUE(types.ok());
+    o.instance_types = *types;
+    o.node_classes = [this](const std::string& name) -> core::Result<api::EC2NodeClass> {
+      if (name != node_class_.metadata.name) return core::Status::NotFound("EC2NodeClass " + name + " not found");
+      return node_class_;
+    };
+    provider_ = std::make_unique<AwsCloudProvider>(*session_, clock_, std::move(o));
+  }
+
+  api::NodeClaim Claim(const std::string& name) {
+    api::NodeClaim c;
+    c.metadata.name = name;
+    c.metadata.labels = {{"karpenter.sh/nodepool", "default"}};
+    c.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+    c.spec.requirements = {{"karpenter.k8s.aws/instance-family", "In", {"c5", "m5"}, std::nullopt},
+                           {"kubernetes.io/arch", "In", {"amd64"}, std::nullopt}};
+    c.spec.resource_requests = api::ResourceList{{"cpu", api::Quantity::MustParse("6")}};
+    return c;
+  }
+
+  core::SystemClock clock_;
+  std::unique_ptr<AwsSession> session_;
+  std::string image_;
+  api::EC2NodeClass node_class_;
+  std::unique_ptr<AwsCloudProvider> provider_;
+};
+
+TEST_F(AwsCloudProviderMotoTest, ANodeClaimLaunchesOneInstanceThatIsFoundAndTerminated) {
+  auto launched = provider_->Create(Claim("default-7xk2p"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  const std::string& id = launched->status.provider_id;
+  EXPECT_EQ(id.rfind("aws:///us-west-2", 0), 0u) << id;
+  EXPECT_FALSE(AwsCloudProvider::InstanceIdOf(id).empty());
+  EXPECT_EQ(launched->metadata.labels.at("node.kubernetes.io/instance-type"), "c5.2xlarge");
+  EXPECT_EQ(launched->metadata.labels.at("karpenter.sh/capacity-type"), "spot");
+  EXPECT_EQ(launched->metadata.labels.at("topology.kubernetes.io/region"), "us-west-2");
+  EXPECT_EQ(launched->status.image_id, image_);
+  EXPECT_FALSE(launched->status.allocatable.items().empty());
+
+  auto got = provider_->Get(id);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->metadata.name, "default-7xk2p");  // from the karpenter.sh/nodeclaim tag
+  EXPECT_EQ(got->metadata.labels.at("karpenter.sh/capacity-type"), "spot");
+  auto listed = provider_->List();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].status.provider_id, id);
+  EXPECT_TRUE(provider_->IsDrifted(*launched).reason.empty());
+
+  ASSERT_TRUE(provider_->Delete(*launched).ok());
+  auto gone = provider_->Get(id);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), core::StatusCode::kNotFound);
+  EXPECT_TRUE(provider_->List().empty());
+}
+
+TEST_F(AwsCloudProviderMotoTest, LaunchesShareOneLaunchTemplateWithTheClassesTags) {
+  ASSERT_TRUE(provider_->Create(Claim("default-a")).ok());
+  ASSERT_TRUE(provider_->Create(Claim("default-b")).ok());
+  auto templates = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
+  ASSERT_TRUE(templates.ok()) << templates.status().message();
+  ASSERT_EQ(templates->size(), 1u);
+  EXPECT_EQ((*templates)[0].name.rfind("karpenter.k8s.aws/", 0), 0u);
+  EXPECT_EQ(provider_->List().size(), 2u);
+}
+
+TEST_F(AwsCloudProviderMotoTest, AClassThatIsNotReadyLaunchesNothingAndSaysWhy) {
+  node_class_.subnet_selector_terms[0].tags = {{"karpenter.sh/discovery", "typo"}};
+  auto launched = provider_->Create(Claim("default-c"));
+  ASSERT_FALSE(launched.ok());
+  EXPECT_EQ(launched.status().code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(launched.status().message(), HasSubstr("EC2NodeClass/default is not ready: SubnetsReady=False"));
+  EXPECT_TRUE(provider_->List().empty());
+  auto missing = Claim("default-d");
+  missing.spec.node_class_ref.name = "nope";
+  EXPECT_EQ(provider_->Create(missing).status().code(), core::StatusCode::kUnavailable);
+}
+
+TEST_F(AwsCloudProviderMotoTest, OfferingsOutsideTheClassesZonesAreUnavailable) {
+  api::NodePool pool;
+  pool.metadata.name = "default";
+  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  auto types = provider_->GetInstanceTypes(pool);
+  ASSERT_TRUE(types.ok()) << types.status().message();
+  for (const auto& t : *types) {
+    if (t->name != "m5.large") continue;
+    for (const auto& o : t->offerings) EXPECT_EQ(o.available, o.zone != "us-west-2c") << o.zone;
+  }
+}
+
+TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
+  auto launched = provider_->Create(Claim("default-e"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  auto images = session_->ec2().DescribeImages({{"architecture", {"x86_64"}}}, {}, {"amazon"});
+  ASSERT_TRUE(images.ok() && images->size() > 1);
+  std::string newer = (*images)[1].id == image_ ? (*images)[0].id : (*images)[1].id;
+  PutMotoParameter("/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id", newer);
+  node_class_.metadata.generation = 2;  // a changed class is resolved again at once
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "AMIDrift");
+}
+
+}  // namespace
+}  // namespace nodesmith::aws
