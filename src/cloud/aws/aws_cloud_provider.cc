@@ -339,6 +339,11 @@ core::Result<cloud::InstanceTypes> AwsCloudProvider::GetInstanceTypes(const api:
   return out;
 }
 
+void AwsCloudProvider::MarkOfferingUnavailable(const cloud::UnavailableOffering& offering) {
+  unavailable_.Mark({offering.instance_type, offering.zone, offering.capacity_type},
+                    clock_.Now() + offering.ttl);
+}
+
 cloud::DriftReason AwsCloudProvider::IsDrifted(const api::NodeClaim& node_claim) const {
   if (node_claim.status.image_id.empty() || !options_.node_classes) return {};
   auto node_class = options_.node_classes(node_claim.spec.node_class_ref.name);

@@ -14,6 +14,8 @@
 //   GetInstanceTypes  the catalog's types, offerings in zones without one of the class's
 //            subnets or in an insufficient-capacity window marked unavailable.
 //   IsDrifted AMIDrift when the instance's image is no longer one the class resolves to.
+// It is also the UnavailableOfferingsSink the interruption controller reports spot
+// interruptions to, so the same 3-minute windows serve launches and interruptions.
 // Calls AWS synchronously; not thread-safe (called on the runtime's thread, as the controllers).
 // REQUIRES: the session and the clock outlive the provider.
 #pragma once
@@ -29,6 +31,7 @@
 #include "cloud/aws/nodeclass_resolver.h"
 #include "cloud/aws/ssm_client.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/interruption_queue.h"
 #include "cloud/sim/unavailable_offerings.h"
 #include "core/clock.h"
 
@@ -55,7 +58,7 @@ struct AwsCloudProviderOptions {
   core::Duration resolution_ttl = std::chrono::minutes(1);
 };
 
-class AwsCloudProvider : public cloud::CloudProvider {
+class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableOfferingsSink {
  public:
   AwsCloudProvider(AwsSession& session, const core::Clock& clock, AwsCloudProviderOptions options);
 
@@ -66,6 +69,8 @@ class AwsCloudProvider : public cloud::CloudProvider {
   core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& node_pool) const override;
   cloud::DriftReason IsDrifted(const api::NodeClaim& node_claim) const override;
   std::string Name() const override { return "aws"; }
+  // The interruption controller's report (a spot interruption): no launches there until the TTL.
+  void MarkOfferingUnavailable(const cloud::UnavailableOffering& offering) override;
 
   // "aws:///us-west-2a/i-0123" -> "i-0123"; "" when it is not an EC2 provider id.
   static std::string InstanceIdOf(const std::string& provider_id);

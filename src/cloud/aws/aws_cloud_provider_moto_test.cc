@@ -132,6 +132,17 @@ TEST_F(AwsCloudProviderMotoTest, OfferingsOutsideTheClassesZonesAreUnavailable) 
     if (t->name != "m5.large") continue;
     for (const auto& o : t->offerings) EXPECT_EQ(o.available, o.zone != "us-west-2c") << o.zone;
   }
+  // A spot interruption reported by the interruption controller closes that offering too.
+  provider_->MarkOfferingUnavailable({"m5.large", "us-west-2a", "spot", "spot", std::chrono::minutes(3)});
+  auto after = provider_->GetInstanceTypes(pool);
+  ASSERT_TRUE(after.ok());
+  for (const auto& t : *after) {
+    if (t->name != "m5.large") continue;
+    for (const auto& o : t->offerings) {
+      bool open = o.zone != "us-west-2c" && !(o.zone == "us-west-2a" && o.capacity_type == "spot");
+      EXPECT_EQ(o.available, open) << o.zone << "/" << o.capacity_type;
+    }
+  }
 }
 
 TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
