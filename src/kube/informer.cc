@@ -194,7 +194,10 @@ bool Informer::Apply(CacheEventType type, const Json& object) {
       if (it != items_.end() && (entry->uid.empty() || it->second->uid == entry->uid))
         RemoveLocked(key, entry->resource_version, &pending);
     } else {
-      UpsertLocked(std::move(entry), &pending);
+      // The watch has delivered this version, and everything before it, already: the cache
+      // holds it or what became of it since (a pod the answer still shows may be gone by now).
+      const uint64_t got = ResourceVersionNumber(entry->resource_version);
+      if (got == 0 || got > last_rv_number_) UpsertLocked(std::move(entry), &pending);
     }
   }
   cv_.notify_all();

@@ -91,7 +91,9 @@ class Informer {
   size_t size() const;
 
   // Applies the server's answer to our own write (kDeleted: the object is gone). Returns false
-  // when the cache already holds this version or a newer one.
+  // when the cache already holds this version or a newer one, or when the watch has already
+  // delivered this version (the cache then shows what became of the object since, even its
+  // deletion).
   bool Apply(CacheEventType type, const Json& object);
 
   // The newest resourceVersion the informer has seen (items, bookmarks, lists).

@@ -223,6 +223,41 @@ TEST_F(KubeClusterServerTest, TheCacheSurvivesAnApiServerRestartMidWatch) {
   EXPECT_NE(informer.Get(ns.name(), "after"), nullptr);
 }
 
+// The answer to our own write can reach the cache after the watch has already delivered what
+// came next: an evicted pod's re-read, applied after kwok deleted it and the DELETED event was
+// seen, must not bring the pod back (it would then stay in the cache for good, and the node's
+// drain would wait on it forever).
+TEST_F(KubeClusterServerTest, AWriteThroughTheWatchHasOvertakenChangesNothing) {
+  TestNamespace ns;
+  InformerOptions io;
+  io.namespace_ = ns.name();
+  Informer informer(client_, resources::kPods, io);
+  informer.Start();
+  ASSERT_TRUE(informer.WaitForSync(30));
+  KubectlWithInput("create -n " + ns.name(), PodManifest("evicted"));
+  ASSERT_TRUE(Eventually([&] { return informer.Get(ns.name(), "evicted") != nullptr; }, 10));
+  auto read = client_.Get(resources::kPods, ns.name(), "evicted");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  const Json late_answer = std::move(read).value();
+
+  Kubectl("delete pod evicted -n " + ns.name() + " --grace-period=0 --force");
+  ASSERT_TRUE(Eventually([&] { return informer.Get(ns.name(), "evicted") == nullptr; }, 10));
+  EXPECT_FALSE(informer.Apply(CacheEventType::kModified, late_answer));
+  EXPECT_EQ(informer.Get(ns.name(), "evicted"), nullptr) << "a deleted pod came back from a late write-through";
+
+  // A label written after the watch moved on is still news, and reaches the cache at once.
+  KubectlWithInput("create -n " + ns.name(), PodManifest("labelled"));
+  ASSERT_TRUE(Eventually([&] { return informer.Get(ns.name(), "labelled") != nullptr; }, 10));
+  informer.Stop();  // the watch cannot overtake this write
+  Kubectl("label pod labelled -n " + ns.name() + " touched=yes");
+  auto labelled = client_.Get(resources::kPods, ns.name(), "labelled");
+  ASSERT_TRUE(labelled.ok());
+  EXPECT_TRUE(informer.Apply(CacheEventType::kModified, labelled.value()));
+  auto cached = informer.Get(ns.name(), "labelled");
+  ASSERT_NE(cached, nullptr);
+  EXPECT_EQ(std::get<api::Pod>(*cached->object).metadata.labels.at("touched"), "yes");
+}
+
 TEST_F(KubeClusterServerTest, AnExpiredVersionRelistsAndTheCacheStaysExact) {
   TestNamespace ns;
   InformerOptions io;

@@ -37,7 +37,6 @@ class ControllerTest(unittest.TestCase):
         self.controller = None
 
     def tearDown(self):
-        ENV.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
         if self.controller is not None:
             result = getattr(self._outcome, "result", None)
             failed = result is not None and any(
@@ -45,6 +44,12 @@ class ControllerTest(unittest.TestCase):
             if failed or getattr(self._outcome, "success", True) is False:
                 sys.stderr.write("--- nodesmith log (%s) ---\n%s" %
                                  (self.controller.log_path, self.controller.tail(60)))
+                # What the cluster looked like when the test gave up: whose state was stale.
+                state = ENV.kubectl("get", "nodeclaims,nodes", "-o", "wide", check=False)
+                pods = ENV.kubectl("get", "pods", "-n", self.ns, "-o", "wide", check=False)
+                sys.stderr.write("--- cluster state ---\n%s\n%s" % (state, pods))
+        ENV.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
+        if self.controller is not None:
             self.controller.kill()
         ENV.clean_cluster_scoped()
 
