@@ -2,10 +2,9 @@
 
 #include <curl/curl.h>
 
-#include <algorithm>
-#include <cctype>
 #include <mutex>
 
+#include "core/http_header.h"
 #include "core/version.h"
 
 namespace nodesmith::kube {
@@ -28,17 +27,9 @@ struct Transfer {
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   std::string_view line(data, size * n);
-  size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
-      value.remove_suffix(1);
-    t->response->headers[name] = std::string(value);
-  }
+  if (core::IsHttpStatusLine(line)) t->response->headers.clear();  // a new answer
+  core::HttpHeaderField field;
+  if (core::ParseHttpHeaderLine(line, &field)) t->response->headers[field.name] = std::move(field.value);
   return size * n;
 }
 

@@ -51,13 +51,6 @@ constexpr const char* kHowToConfigure =
     "set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, annotate the service account for IRSA "
     "(AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE), or run on an instance with a role";
 
-
-
-
-std::optional<std::string> Env(const CredentialsEnvironment& env, const std::string& name) {
-  return EnvValue(env, name);
-}
-
 // The start of an answer's body on one line, for a message. Only for answers that carry no
 // secret (error answers).
 std::string Snippet(std::string_view body) {
@@ -341,20 +334,20 @@ Result<Credentials> FetchContainerCredentials(HttpClient* http,
   HttpRequest request;
   request.timeout_seconds = kContainerTimeoutSeconds;
   // The relative URI wins, as in the SDKs: it is what the ECS agent sets.
-  if (auto relative = Env(env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
+  if (auto relative = EnvValue(env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
     request.url = std::string(kContainerEndpoint) + (relative->front() == '/' ? "" : "/") +
                   *relative;
   } else {
-    request.url = Env(env, "AWS_CONTAINER_CREDENTIALS_FULL_URI").value_or("");
+    request.url = EnvValue(env, "AWS_CONTAINER_CREDENTIALS_FULL_URI").value_or("");
     NS_RETURN_IF_ERROR(CheckContainerUri(request.url));
   }
   std::string token;
-  if (auto file = Env(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) {
+  if (auto file = EnvValue(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) {
     Result<std::string> read = ReadTokenFile(*file);
     if (!read.ok()) return read.status().WithPrefix("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
     token = *read;
   } else {
-    token = Env(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN").value_or("");
+    token = EnvValue(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN").value_or("");
   }
   if (token.find_first_of("\r\n") != std::string::npos) {
     return Status(StatusCode::kFailedPrecondition,
@@ -375,14 +368,14 @@ Result<Credentials> FetchContainerCredentials(HttpClient* http,
 // ---- Instance metadata ----------------------------------------------------------------------
 
 bool ImdsDisabled(const CredentialsEnvironment& env) {
-  return LowerAscii(Env(env, "AWS_EC2_METADATA_DISABLED").value_or("")) == "true";
+  return LowerAscii(EnvValue(env, "AWS_EC2_METADATA_DISABLED").value_or("")) == "true";
 }
 
 std::string ImdsEndpoint(const CredentialsEnvironment& env) {
   std::string endpoint;
-  if (auto e = Env(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT")) {
+  if (auto e = EnvValue(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT")) {
     endpoint = *e;
-  } else if (LowerAscii(Env(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE").value_or("")) == "ipv6") {
+  } else if (LowerAscii(EnvValue(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE").value_or("")) == "ipv6") {
     endpoint = kImdsEndpointIpv6;
   } else {
     endpoint = kImdsEndpoint;
@@ -494,12 +487,12 @@ class EnvironmentSource : public Source {
   explicit EnvironmentSource(const CredentialsEnvironment& env)
       : Source("environment"), env_(env) {}
   std::optional<std::string> Absent() override {
-    if (Env(env_, "AWS_ACCESS_KEY_ID") || Env(env_, "AWS_SECRET_ACCESS_KEY")) return std::nullopt;
+    if (EnvValue(env_, "AWS_ACCESS_KEY_ID") || EnvValue(env_, "AWS_SECRET_ACCESS_KEY")) return std::nullopt;
     return "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set";
   }
   Result<Credentials> Get() override {
-    std::optional<std::string> id = Env(env_, "AWS_ACCESS_KEY_ID");
-    std::optional<std::string> secret = Env(env_, "AWS_SECRET_ACCESS_KEY");
+    std::optional<std::string> id = EnvValue(env_, "AWS_ACCESS_KEY_ID");
+    std::optional<std::string> secret = EnvValue(env_, "AWS_SECRET_ACCESS_KEY");
     if (!id || !secret) {
       return Status(StatusCode::kFailedPrecondition,
                     std::string(id ? "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"
@@ -509,7 +502,7 @@ class EnvironmentSource : public Source {
     Credentials c;
     c.access_key_id = *id;
     c.secret_access_key = *secret;
-    c.session_token = Env(env_, "AWS_SESSION_TOKEN").value_or("");
+    c.session_token = EnvValue(env_, "AWS_SESSION_TOKEN").value_or("");
     c.source = "environment";
     return c;
   }
@@ -527,22 +520,22 @@ class WebIdentitySource : public Source {
         cache_(
             [this, http, clock, &sts_endpoint] {
               WebIdentity w;
-              w.role_arn = Env(env_, "AWS_ROLE_ARN").value_or("");
-              w.token_file = Env(env_, "AWS_WEB_IDENTITY_TOKEN_FILE").value_or("");
-              w.session_name = Env(env_, "AWS_ROLE_SESSION_NAME").value_or("");
+              w.role_arn = EnvValue(env_, "AWS_ROLE_ARN").value_or("");
+              w.token_file = EnvValue(env_, "AWS_WEB_IDENTITY_TOKEN_FILE").value_or("");
+              w.session_name = EnvValue(env_, "AWS_ROLE_SESSION_NAME").value_or("");
               w.source = "web identity";
               return AssumeRoleWithWebIdentity(http, clock, sts_endpoint, w);
             },
             clock) {}
   std::optional<std::string> Absent() override {
-    if (Env(env_, "AWS_WEB_IDENTITY_TOKEN_FILE")) return std::nullopt;
-    if (Env(env_, "AWS_ROLE_ARN")) {
+    if (EnvValue(env_, "AWS_WEB_IDENTITY_TOKEN_FILE")) return std::nullopt;
+    if (EnvValue(env_, "AWS_ROLE_ARN")) {
       return "AWS_ROLE_ARN is set but AWS_WEB_IDENTITY_TOKEN_FILE is not";
     }
     return "AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE are not set";
   }
   Result<Credentials> Get() override {
-    if (!Env(env_, "AWS_ROLE_ARN")) {
+    if (!EnvValue(env_, "AWS_ROLE_ARN")) {
       return Status(StatusCode::kFailedPrecondition,
                     "AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN, the role to assume, "
                     "is not");
@@ -580,7 +573,7 @@ class SharedFilesSource : public Source {
     std::optional<Profile> profile = config->Find(name);
     if (!profile) {
       std::string files = DescribeFile(config->credentials) + " or " + DescribeFile(config->config);
-      if (!Env(env_, "AWS_PROFILE")) return "no profile \"default\" in " + files;
+      if (!EnvValue(env_, "AWS_PROFILE")) return "no profile \"default\" in " + files;
       // A profile asked for by name that is not there is a mistake, not an absence: the SDKs
       // fail rather than fall back to another source.
       error_ = Status(StatusCode::kFailedPrecondition,
@@ -666,8 +659,8 @@ class ContainerSource : public Source {
         env_(env),
         cache_([this, http] { return FetchContainerCredentials(http, env_); }, clock) {}
   std::optional<std::string> Absent() override {
-    if (Env(env_, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
-        Env(env_, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
+    if (EnvValue(env_, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") ||
+        EnvValue(env_, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
       return std::nullopt;
     }
     return "AWS_CONTAINER_CREDENTIALS_FULL_URI and AWS_CONTAINER_CREDENTIALS_RELATIVE_URI are "
@@ -796,8 +789,8 @@ std::unique_ptr<CredentialsProvider> StaticCredentials(Credentials credentials) 
 }
 
 std::string ResolveRegion(const CredentialsEnvironment& env, HttpClient* http) {
-  if (auto region = Env(env, "AWS_REGION")) return *region;
-  if (auto region = Env(env, "AWS_DEFAULT_REGION")) return *region;
+  if (auto region = EnvValue(env, "AWS_REGION")) return *region;
+  if (auto region = EnvValue(env, "AWS_DEFAULT_REGION")) return *region;
   // The config file alone, as the SDKs read it: a malformed credentials file (an error for the
   // credentials chain, which reports it) does not hide the region.
   Result<SharedFile> config = ReadSharedFile(SharedConfigPath(env), SharedFileKind::kConfig);

@@ -2,9 +2,8 @@
 
 #include <curl/curl.h>
 
-#include <algorithm>
-#include <cctype>
 
+#include "core/http_header.h"
 #include "core/version.h"
 
 namespace nodesmith::aws {
@@ -19,18 +18,9 @@ void GlobalInit() {
 size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   auto* response = static_cast<HttpResponse*>(user);
   std::string_view line(data, size * n);
-  if (line.rfind("HTTP/", 0) == 0) response->headers.clear();  // a new answer (after 100 Continue)
-  size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
-      value.remove_suffix(1);
-    response->headers[name] = std::string(value);
-  }
+  if (core::IsHttpStatusLine(line)) response->headers.clear();  // a new answer (after 100 Continue)
+  core::HttpHeaderField field;
+  if (core::ParseHttpHeaderLine(line, &field)) response->headers[field.name] = std::move(field.value);
   return size * n;
 }
 
@@ -109,10 +99,10 @@ core::Result<HttpResponse> CurlHttpClient::Send(const HttpRequest& request) {
     curl_easy_cleanup(curl);  // a failed connection is not reused
     std::string host = request.url.substr(0, request.url.find('/', request.url.find("://") + 3));
     if (code == CURLE_OPERATION_TIMEDOUT)
-      return core::Status::Unavailable(std::string(kConnectionErrorPrefix) + host +
-                                       " did not answer within " +
-                                       std::to_string(static_cast<int>(request.timeout_seconds)) +
-                                       " s (" + what + ")");
+      return core::Status(core::StatusCode::kDeadlineExceeded,
+                          std::string(kConnectionErrorPrefix) + host + " did not answer within " +
+                              std::to_string(static_cast<int>(request.timeout_seconds)) + " s (" +
+                              what + ")");
     return core::Status::Unavailable(std::string(kConnectionErrorPrefix) + "cannot reach " + host +
                                      " (" + what + ")");
   }

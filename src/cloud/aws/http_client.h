@@ -1,7 +1,8 @@
 // HttpClient: one HTTP exchange with an AWS endpoint, and CurlHttpClient, its libcurl form.
 //
 // The AWS clients above it sign, retry and decode; this layer only moves bytes. A failure to get
-// any HTTP answer (refused, DNS, TLS, timeout) is a kUnavailable Status naming the URL; every
+// any HTTP answer is a Status naming the URL: kDeadlineExceeded when the endpoint did not answer
+// in time (the request may have been carried out), kUnavailable otherwise (refused, DNS, TLS); every
 // HTTP answer, 4xx and 5xx included, is a successful HttpResponse. An interface so tests can
 // script answers (throttling, 5xx, a dropped connection) without a server.
 // Thread-safe: CurlHttpClient keeps a pool of reusable handles under a mutex.

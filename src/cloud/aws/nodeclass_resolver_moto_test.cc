@@ -128,7 +128,7 @@ TEST_F(NodeClassResolverMotoTest, AnAliasForAnUnsupportedVersionSaysWhy) {
   EXPECT_THAT(amis->message, HasSubstr("use al2023@latest"));
 }
 
-TEST_F(NodeClassResolverMotoTest, ImagesByIdAndByNameWithOwnerResolveTheNewest) {
+TEST_F(NodeClassResolverMotoTest, AnImageByIdResolvesAndAnIdNobodyHasIsLeftOut) {
   MakeTestNetwork(*session_);
   auto [x86, arm] = AmazonImages();
   api::EC2NodeClass c = DemoClass();

@@ -73,8 +73,7 @@ core::Result<HttpResponse> ServiceClient::Send(const ServiceRequest& request,
     FailureKind kind;
     core::Status failure;
     if (!answer.ok()) {
-      kind = answer.status().code() == core::StatusCode::kDeadlineExceeded ||
-                     answer.status().message().find("did not answer") != std::string::npos
+      kind = answer.status().code() == core::StatusCode::kDeadlineExceeded
                  ? FailureKind::kTimeout
                  : FailureKind::kTransient;
       failure = answer.status().WithPrefix(ep.signing_name + " " + request.operation);

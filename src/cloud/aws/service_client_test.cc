@@ -167,7 +167,7 @@ TEST(QueryParamsTest, FiltersListsAndTagsAreNumberedFromOne) {
 
 // A client for `server` with fixed credentials and a recorded sleeper.
 struct Harness {
-  explicit Harness(const std::string& url, std::string service = "ec2")
+  explicit Harness(const std::string& url, std::string service = "ec2", double timeout_seconds = 2)
       : clock(core::Time::FromUnixSeconds(1764600000)),
         credentials(StaticCredentials({"AKIDEXAMPLE", "secret", "", std::nullopt, "test"})),
         retry(RetryOptions{}, [] { return 0.5; }) {
@@ -178,7 +178,7 @@ struct Harness {
     o.clock = &clock;
     o.retry = &retry;
     o.sleep = [this](core::Duration d) { sleeps.push_back(d); };
-    o.timeout_seconds = 2;
+    o.timeout_seconds = timeout_seconds;
     client = std::make_unique<ServiceClient>(std::move(o));
     query = std::make_unique<QueryClient>(client.get(), "2016-11-15");
   }
@@ -260,6 +260,20 @@ TEST(ServiceClientTest, AnUnreachableEndpointIsRetriedAndNamed) {
   EXPECT_THAT(r.status().message(), HasSubstr("cannot reach http://127.0.0.1:" + std::to_string(port)));
   EXPECT_THAT(r.status().message(), HasSubstr("ec2 DescribeAvailabilityZones"));
   EXPECT_EQ(h.sleeps.size(), 2u);
+}
+
+TEST(ServiceClientTest, AnEndpointThatNeverAnswersIsATimeoutNotAConnectionFailure) {
+  // The request may have been carried out: a timeout, retried at the quota's higher cost.
+  LoopbackHttpServer silent([](const LoopbackRequest&) { return LoopbackResponse{0, "", {}}; });
+  Harness h(silent.url(), "ec2", 1);
+  const int quota = h.retry.quota_left();
+  auto r = Ec2Client(h.query.get()).DescribeAvailabilityZones();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), core::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(r.status().message(), HasSubstr("did not answer within 1 s"));
+  EXPECT_THAT(r.status().message(), HasSubstr("ec2 DescribeAvailabilityZones"));
+  EXPECT_EQ(h.sleeps.size(), 2u);
+  EXPECT_EQ(quota - h.retry.quota_left(), 2 * 10) << "two retries after timeouts, 10 each";
 }
 
 TEST(ServiceClientTest, AClockSkewAnswerCorrectsTheSigningTime) {
