@@ -1499,15 +1499,25 @@ int WatchBody(Phase& p, const Env& env) {
   p.Report("replay_relisted", informer.relists() != relists ? 1.0 : 0.0);
   if (env.apiserver_pid > 0) p.Report("replay_apiserver_cpu", api1 - api0);
 
-  // Every patched pod in the cache carries the replay's value.
+  // Every patched pod in the cache carries the replay's value. The count of events above can
+  // reach the number of patches before the last patches arrive (the scheduler and kwok change
+  // the same pods meanwhile), so the cache gets a few seconds to show the rest.
   const Layout& l = env.layout;
-  int64_t current = 0;
-  for (int64_t i = 0; i < env.flags.changes; ++i) {
-    kube::CachedObjectPtr o = informer.Get(l.Namespace(l.PodNamespace(i)), l.PodName(i));
-    if (o == nullptr) continue;
-    const auto& labels = std::get<api::Pod>(*o->object).metadata.labels;
-    auto it = labels.find(kGenLabel);
-    if (it != labels.end() && it->second == "replay-" + env.token) ++current;
+  auto count_current = [&] {
+    int64_t current = 0;
+    for (int64_t i = 0; i < env.flags.changes; ++i) {
+      kube::CachedObjectPtr o = informer.Get(l.Namespace(l.PodNamespace(i)), l.PodName(i));
+      if (o == nullptr) continue;
+      const auto& labels = std::get<api::Pod>(*o->object).metadata.labels;
+      auto it = labels.find(kGenLabel);
+      if (it != labels.end() && it->second == "replay-" + env.token) ++current;
+    }
+    return current;
+  };
+  int64_t current = count_current();
+  for (const double settle_until = Now() + 10; current < env.flags.changes && Now() < settle_until;
+       current = count_current()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   p.Report("current", static_cast<double>(current));
   p.Report("dispatched", static_cast<double>(dispatched));
