@@ -36,6 +36,9 @@ cluster-demo: build testenv
 # The suite in an optimised build, then again under AddressSanitizer + UBSan. The sanitized build
 # leaves out bench/: its smoke runs are benchmarks of the plain build's code (bench_kube_sync_small
 # alone takes five minutes under ASan), and CI's 90 minutes hold both suites only without them.
+# It also leaves out the simulated diurnal day (the plain suite runs it): under ASan it takes
+# 8.5 minutes on one core, and starting last in a fresh build it held up the end by 7.
+ASAN_EXCLUDE ?= ^DisruptionScenarios\.TheDiurnalDayKeepsEveryInvariant$$
 test: check test-asan
 
 check: build testenv
@@ -44,7 +47,7 @@ check: build testenv
 test-asan: deps testenv
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODESMITH_SANITIZE=ON -DNODESMITH_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_EXCLUDE)'
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
