@@ -4,6 +4,7 @@
 
 #include "controllers/common/karpenter.h"
 #include "controllers/controllers.h"
+#include "api/node_status.h"
 
 namespace nodesmith::controllers {
 namespace {
@@ -24,8 +25,13 @@ core::Result<runtime::ReconcileResult> GarbageCollector::Reconcile(const runtime
   for (const auto& c : claims) {
     if (!c.status.provider_id.empty()) known.insert(c.status.provider_id);
   }
+  const std::vector<api::NodeClaim> instances = cloud_.List();
+  std::set<std::string> running;
+  for (const auto& instance : instances) {
+    if (!instance.metadata.deletion_timestamp) running.insert(instance.status.provider_id);
+  }
 
-  for (const auto& instance : cloud_.List()) {
+  for (const auto& instance : instances) {
     const std::string& id = instance.status.provider_id;
     if (id.empty() || known.count(id) || instance.metadata.deletion_timestamp) continue;
     if (instance.metadata.creation_timestamp &&
@@ -39,13 +45,18 @@ core::Result<runtime::ReconcileResult> GarbageCollector::Reconcile(const runtime
          "InstanceGarbageCollected", {{"providerID", id}});
   }
 
+  // Only Registered NodeClaims: a launch the cloud's List does not show yet (EC2 is eventually
+  // consistent) is left to the registration timeout, never deleted on one missed read.
   for (const auto& c : claims) {
     if (c.metadata.deletion_timestamp || c.status.provider_id.empty() ||
-        !c.IsTrue(kConditionLaunched)) {
+        !c.IsTrue(kConditionRegistered) || running.count(c.status.provider_id)) {
       continue;
     }
-    auto instance = cloud_.Get(c.status.provider_id);
-    if (instance.ok() || instance.status().code() != core::StatusCode::kNotFound) continue;
+    // A Ready Node means its kubelet still runs, whatever the cloud says.
+    if (!c.status.node_name.empty()) {
+      auto node = cluster_.Get<api::Node>("", c.status.node_name);
+      if (node.ok() && api::IsNodeReady(*node)) continue;
+    }
     core::Status st = cluster_.Delete<api::NodeClaim>("", c.metadata.name);
     if (!st.ok() && st.code() != core::StatusCode::kNotFound) return st;
     Emit(recorder_, runtime::LogLevel::kInfo, kLogger,

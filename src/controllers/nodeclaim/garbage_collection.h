@@ -2,8 +2,10 @@
 // Karpenter's nodeclaim garbagecollection controller.
 //   - an instance no NodeClaim points at (by provider id), launched more than `min_age` ago, is
 //     terminated: a launch whose NodeClaim was lost must not bill forever;
-//   - a Launched NodeClaim whose instance is gone (CloudProvider::Get says NotFound) is deleted,
-//     so the terminator cleans up its Node and its pods are planned elsewhere.
+//   - a Registered NodeClaim whose instance the cloud no longer lists is deleted, unless its Node
+//     is still Ready (then its kubelet runs), so the terminator cleans up its Node and its pods
+//     are planned elsewhere. A claim not yet Registered is left to the registration timeout: the
+//     cloud's List may not show a launch of seconds ago (EC2 is eventually consistent).
 // Singleton; runs every `interval`. Not thread-safe.
 #pragma once
 

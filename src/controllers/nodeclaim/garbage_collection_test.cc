@@ -66,16 +66,49 @@ TEST_F(GarbageCollectionTest, InstancesOfNodeClaimsAreKept) {
   EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
 }
 
-TEST_F(GarbageCollectionTest, ANodeClaimWhoseInstanceIsGoneIsDeleted) {
-  world_.MustCreate(Claim("default-abcde"));
-  NodeClaimLifecycle lifecycle(world_.clock, world_.cluster, world_.cloud, world_.recorder);
-  ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
-  const std::string id = world_.MustGet<api::NodeClaim>("", "default-abcde").status.provider_id;
-  ASSERT_TRUE(world_.cloud.Fail(id).ok());
+// A Registered NodeClaim "default-abcde" (launched, its Node "ip-abcde" joined, Ready or not).
+api::NodeClaim LaunchAndRegister(World& world, bool ready) {
+  world.MustCreate(Claim("default-abcde"));
+  NodeClaimLifecycle lifecycle(world.clock, world.cluster, world.cloud, world.recorder);
+  EXPECT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
+  world.RegisterNode(world.MustGet<api::NodeClaim>("", "default-abcde"), "ip-abcde", ready);
+  EXPECT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
+  api::NodeClaim c = world.MustGet<api::NodeClaim>("", "default-abcde");
+  EXPECT_TRUE(c.IsTrue(kConditionRegistered));
+  return c;
+}
+
+TEST_F(GarbageCollectionTest, ARegisteredNodeClaimWhoseInstanceIsGoneIsDeleted) {
+  const api::NodeClaim c = LaunchAndRegister(world_, /*ready=*/false);
+  ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
 
   ASSERT_TRUE(gc_.Reconcile({}).ok());
   EXPECT_TRUE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
   EXPECT_THAT(world_.recorder.OfType("NodeClaimGarbageCollected"), SizeIs(1));
+}
+
+TEST_F(GarbageCollectionTest, ANodeClaimWhoseNodeIsStillReadyIsKeptWhateverTheCloudSays) {
+  const api::NodeClaim c = LaunchAndRegister(world_, /*ready=*/true);
+  ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
+
+  ASSERT_TRUE(gc_.Reconcile({}).ok());
+  EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
+  EXPECT_THAT(world_.recorder.OfType("NodeClaimGarbageCollected"), SizeIs(0));
+}
+
+// EC2 is eventually consistent: an instance launched seconds ago may be missing from
+// DescribeInstances. A claim that has not registered is the registration timeout's to judge.
+TEST_F(GarbageCollectionTest, ALaunchedNodeClaimNotYetRegisteredIsNotDeletedOnAMissedRead) {
+  world_.MustCreate(Claim("default-abcde"));
+  NodeClaimLifecycle lifecycle(world_.clock, world_.cluster, world_.cloud, world_.recorder);
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
+  const api::NodeClaim c = world_.MustGet<api::NodeClaim>("", "default-abcde");
+  ASSERT_TRUE(c.IsTrue(kConditionLaunched));
+  ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
+
+  ASSERT_TRUE(gc_.Reconcile({}).ok());
+  EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
+  EXPECT_THAT(world_.recorder.OfType("NodeClaimGarbageCollected"), SizeIs(0));
 }
 
 }  // namespace
