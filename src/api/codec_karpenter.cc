@@ -337,7 +337,26 @@ core::Status DecodeEC2NodeClass(const Json& doc, EC2NodeClass* out) {
       });
       s.Str("context", &out->context);
     });
-    r.Object("status", [&](const Reader& st) { DecodeConditions(st, "conditions", &out->conditions); });
+    r.Object("status", [&](const Reader& st) {
+      DecodeConditions(st, "conditions", &out->conditions);
+      st.List("subnets", &out->status_subnets, [](const Reader& e, SubnetStatus* v) {
+        e.Str("id", &v->id);
+        e.Str("zone", &v->zone);
+        e.Str("zoneID", &v->zone_id);
+      });
+      st.List("securityGroups", &out->status_security_groups,
+              [](const Reader& e, SecurityGroupStatus* v) {
+                e.Str("id", &v->id);
+                e.Str("name", &v->name);
+              });
+      st.List("amis", &out->status_amis, [](const Reader& e, AMIStatus* v) {
+        e.Str("id", &v->id);
+        e.Str("name", &v->name);
+        e.List("requirements", &v->requirements, DecodeNodeSelectorRequirement);
+        e.Bool("deprecated", &v->deprecated);
+      });
+      st.Str("instanceProfile", &out->status_instance_profile);
+    });
     if (out->ami_family.empty()) out->ami_family = AliasFamily(*out);
   });
 }
@@ -372,7 +391,33 @@ Json EncodeEC2NodeClass(const EC2NodeClass& v) {
                                  {"httpTokens", mo.http_tokens}};
   PutStr(spec, "context", v.context);
   j["spec"] = std::move(spec);
-  if (!v.conditions.empty()) j["status"] = Json{{"conditions", EncodeConditions(v.conditions)}};
+  Json status = Json::object();
+  if (!v.status_subnets.empty()) {
+    status["subnets"] = ListOf(v.status_subnets, [](const SubnetStatus& e) {
+      Json o{{"id", e.id}, {"zone", e.zone}};
+      PutStr(o, "zoneID", e.zone_id);
+      return o;
+    });
+  }
+  if (!v.status_security_groups.empty()) {
+    status["securityGroups"] = ListOf(v.status_security_groups, [](const SecurityGroupStatus& e) {
+      Json o{{"id", e.id}};
+      PutStr(o, "name", e.name);
+      return o;
+    });
+  }
+  if (!v.status_amis.empty()) {
+    status["amis"] = ListOf(v.status_amis, [](const AMIStatus& e) {
+      Json o{{"id", e.id}};
+      PutStr(o, "name", e.name);
+      o["requirements"] = ListOf(e.requirements, EncodeNodeSelectorRequirement);
+      if (e.deprecated) o["deprecated"] = true;
+      return o;
+    });
+  }
+  PutStr(status, "instanceProfile", v.status_instance_profile);
+  if (!v.conditions.empty()) status["conditions"] = EncodeConditions(v.conditions);
+  if (!status.empty()) j["status"] = std::move(status);
   return j;
 }
 

@@ -160,6 +160,32 @@ status:
   EXPECT_EQ(EncodeEC2NodeClass(nc)["status"]["conditions"][0]["message"], "no AMI matched");
 }
 
+TEST(DecodeEC2NodeClass, ReadsAndWritesWhatItsSelectorsResolvedTo) {
+  EC2NodeClass nc;
+  ASSERT_TRUE(DecodeEC2NodeClass(Yaml(R"(metadata: {name: default}
+spec: {amiSelectorTerms: [{alias: al2023@latest}], role: R}
+status:
+  subnets: [{id: subnet-1, zone: us-west-2a, zoneID: usw2-az1}]
+  securityGroups: [{id: sg-1, name: nodes}]
+  amis:
+  - id: ami-1
+    name: al2023-ami
+    requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
+  instanceProfile: demo_123
+)"), &nc).ok());
+  ASSERT_EQ(nc.status_subnets.size(), 1u);
+  EXPECT_EQ(nc.status_subnets[0].zone_id, "usw2-az1");
+  ASSERT_EQ(nc.status_amis.size(), 1u);
+  EXPECT_EQ(nc.status_amis[0].requirements[0].values[0], "amd64");
+  EXPECT_FALSE(nc.status_amis[0].deprecated);
+  const auto status = EncodeEC2NodeClass(nc)["status"];
+  EXPECT_EQ(status["subnets"][0]["zoneID"], "usw2-az1");
+  EXPECT_EQ(status["securityGroups"][0]["name"], "nodes");
+  EXPECT_EQ(status["amis"][0]["requirements"][0]["key"], "kubernetes.io/arch");
+  EXPECT_FALSE(status["amis"][0].contains("deprecated"));
+  EXPECT_EQ(status["instanceProfile"], "demo_123");
+}
+
 TEST(DecodeEC2NodeClass, DerivesTheFamilyFromTheAliasAndKeepsDefaults) {
   EC2NodeClass nc;
   ASSERT_TRUE(DecodeEC2NodeClass(Yaml(R"(metadata: {name: default}

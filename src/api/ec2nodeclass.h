@@ -11,6 +11,7 @@
 
 #include "api/meta.h"
 #include "api/resource_list.h"
+#include "api/selector.h"
 
 namespace nodesmith::api {
 
@@ -61,6 +62,26 @@ struct MetadataOptions {
   std::string http_tokens = "required";
 };
 
+// What the selector terms resolved to, as status lists it (the EC2NodeClass controller writes it).
+struct SubnetStatus {
+  std::string id;
+  std::string zone;
+  std::string zone_id;
+  bool operator==(const SubnetStatus&) const = default;
+};
+struct SecurityGroupStatus {
+  std::string id;
+  std::string name;
+  bool operator==(const SecurityGroupStatus&) const = default;
+};
+struct AMIStatus {
+  std::string id;
+  std::string name;
+  std::vector<NodeSelectorRequirement> requirements;  // the architecture (and variant) it serves
+  bool deprecated = false;
+  bool operator==(const AMIStatus&) const = default;
+};
+
 struct EC2NodeClass {
   ObjectMeta metadata;
   std::string ami_family;  // derived from an alias when not set
@@ -80,6 +101,10 @@ struct EC2NodeClass {
   MetadataOptions metadata_options;
   std::string context;
   std::vector<Condition> conditions;  // status.conditions (Ready: the NodePools' NodeClassReady)
+  std::vector<SubnetStatus> status_subnets;                // status.subnets
+  std::vector<SecurityGroupStatus> status_security_groups;  // status.securityGroups
+  std::vector<AMIStatus> status_amis;                       // status.amis
+  std::string status_instance_profile;                      // status.instanceProfile
 };
 
 }  // namespace nodesmith::api

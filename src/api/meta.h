@@ -48,6 +48,7 @@ struct Condition {
   std::string message;
   std::optional<core::Time> last_transition_time;
   int64_t observed_generation = 0;  // metav1.Condition's; 0: not set (Node and Pod conditions)
+  bool operator==(const Condition&) const = default;
 };
 
 // Where an object came from: for error messages ("pools.yaml: document 2 (NodePool default)").

@@ -31,6 +31,7 @@ struct NodeSelectorRequirement {
   std::string op;
   std::vector<std::string> values;
   std::optional<int> min_values;
+  bool operator==(const NodeSelectorRequirement&) const = default;
 };
 
 // Expressions within a term are ANDed.
