@@ -17,11 +17,6 @@ namespace s = scheduling;
 
 namespace {
 
-// kubernetes.io/arch as EC2 spells an image's architecture.
-std::string ArchOfImage(const std::string& architecture) {
-  return architecture == "arm64" ? "arm64" : architecture == "x86_64" ? "amd64" : "";
-}
-
 // The instance states in which an instance still counts as launched.
 const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", "stopped", "shutting-down"};
 
@@ -175,7 +170,7 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   // One template per architecture the class has an image for (the standard variant first).
   std::map<std::string, std::string> templates;
   for (const ResolvedImage& image : rc.images) {
-    std::string arch = ArchOfImage(image.architecture);
+    std::string arch = KubernetesArchOf(image.architecture);
     if (arch.empty() || templates.count(arch) != 0) continue;
     if (!image.variant.empty() && image.variant != "standard") continue;
     LaunchTemplateData data;
@@ -205,7 +200,7 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   in.search.unavailable = [this, now](const cloud::OfferingRef& o) { return unavailable_.IsUnavailable(o, now); };
   // The fleet's tags name the NodeClaim too (the shared launch template's cannot).
   in.tags = tags;
-  in.tags.emplace_back("karpenter.sh/nodeclaim", node_claim.metadata.name);
+  in.tags.emplace_back(kTagNodeClaim, node_claim.metadata.name);
   std::sort(in.tags.begin(), in.tags.end());
   auto plan = PlanFleet(in);
   if (!plan.ok()) return plan.status();
@@ -233,7 +228,7 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   // The image of the instance's architecture, for AMI drift.
   const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
   for (const ResolvedImage& image : rc.images)
-    if (arch != nullptr && ArchOfImage(image.architecture) == arch->Any()) {
+    if (arch != nullptr && KubernetesArchOf(image.architecture) == arch->Any()) {
       launched.status.image_id = image.id;
       break;
     }
@@ -261,7 +256,7 @@ const cloud::InstanceType* AwsCloudProvider::FindType(const std::string& name) c
 api::NodeClaim AwsCloudProvider::FromInstance(const Instance& instance) const {
   api::NodeClaim claim;
   for (const auto& [k, v] : instance.tags) {
-    if (k == "karpenter.sh/nodeclaim") claim.metadata.name = v;
+    if (k == kTagNodeClaim) claim.metadata.name = v;
     if (k == s::kLabelNodePool) claim.metadata.labels[s::kLabelNodePool] = v;
   }
   claim.status.provider_id = std::string(kAwsProviderIdPrefix) + instance.zone + "/" + instance.id;
@@ -296,7 +291,7 @@ std::vector<api::NodeClaim> AwsCloudProvider::List() const {
   std::vector<api::NodeClaim> out;
   auto instances = session_.ec2().DescribeInstances(
       {{"tag-key", {s::kLabelNodePool}},
-       {"tag:eks:eks-cluster-name", {options_.cluster.name}},
+       {std::string("tag:") + kTagEksClusterName, {options_.cluster.name}},
        {"instance-state-name", kLiveStates}});
   if (!instances.ok()) return out;  // the interface has no error; GC tries again next round
   for (const Instance& i : *instances)

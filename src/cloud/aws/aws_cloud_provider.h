@@ -75,12 +75,16 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   // "aws:///us-west-2a/i-0123" -> "i-0123"; "" when it is not an EC2 provider id.
   static std::string InstanceIdOf(const std::string& provider_id);
 
+  // What the class's selectors match now: the answer launches use, reused for `resolution_ttl`
+  // at the class's generation, so the class's status and the launches agree. The pointer is
+  // valid until the next call.
+  core::Result<const ResolvedNodeClass*> Resolve(const api::EC2NodeClass& node_class) const;
+
  private:
   struct Resolution {
     ResolvedNodeClass resolved;
     core::Time at;
   };
-  core::Result<const ResolvedNodeClass*> Resolve(const api::EC2NodeClass& node_class) const;
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
   api::NodeClaim FromInstance(const Instance& instance) const;
   const cloud::InstanceType* FindType(const std::string& name) const;

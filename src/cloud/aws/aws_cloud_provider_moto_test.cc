@@ -5,72 +5,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cloud/aws_catalog.h"
-#include "moto_test_env.h"
+#include "aws_cloud_provider_fixture.h"
 #include "scheduling/well_known_labels.h"
 
 namespace nodesmith::aws {
 namespace {
 
 using ::testing::HasSubstr;
-using nodesmith::testing::MakeTestNetwork;
-using nodesmith::testing::MotoSession;
 using nodesmith::testing::PutMotoParameter;
-using nodesmith::testing::ResetMoto;
 
-class AwsCloudProviderMotoTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ResetMoto();
-    session_ = MotoSession(&clock_);
-    ASSERT_NE(session_, nullptr);
-    MakeTestNetwork(*session_);
-    auto images = session_->ec2().DescribeImages({{"architecture", {"x86_64"}}}, {}, {"amazon"});
-    ASSERT_TRUE(images.ok() && !images->empty());
-    image_ = (*images)[0].id;
-    PutMotoParameter("/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id", image_);
-
-    node_class_.metadata.name = "default";
-    node_class_.metadata.generation = 1;
-    api::SelectorTerm discovery;
-    discovery.tags = {{"karpenter.sh/discovery", "demo"}};
-    node_class_.subnet_selector_terms = {discovery};
-    node_class_.security_group_selector_terms = {discovery};
-    api::SelectorTerm alias;
-    alias.alias = "al2023@latest";
-    node_class_.ami_selector_terms = {alias};
-    node_class_.tags = {{"team", "platform"}};
-
-    AwsCloudProviderOptions o;
-    o.cluster = {"demo", "https://demo.eks.example", "Y2E=", "10.100.0.10", "10.100.0.0/16", "1.34"};
-    cloud::AwsCatalogOptions catalog;
-    auto types = cloud::AwsInstanceTypes(catalog);
-    ASSERT_TRUE(types.ok());
-    o.instance_types = *types;
-    o.node_classes = [this](const std::string& name) -> core::Result<api::EC2NodeClass> {
-      if (name != node_class_.metadata.name) return core::Status::NotFound("EC2NodeClass " + name + " not found");
-      return node_class_;
-    };
-    provider_ = std::make_unique<AwsCloudProvider>(*session_, clock_, std::move(o));
-  }
-
-  api::NodeClaim Claim(const std::string& name) {
-    api::NodeClaim c;
-    c.metadata.name = name;
-    c.metadata.labels = {{"karpenter.sh/nodepool", "default"}};
-    c.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
-    c.spec.requirements = {{"karpenter.k8s.aws/instance-family", "In", {"c5", "m5"}, std::nullopt},
-                           {"kubernetes.io/arch", "In", {"amd64"}, std::nullopt}};
-    c.spec.resource_requests = api::ResourceList{{"cpu", api::Quantity::MustParse("6")}};
-    return c;
-  }
-
-  core::SystemClock clock_;
-  std::unique_ptr<AwsSession> session_;
-  std::string image_;
-  api::EC2NodeClass node_class_;
-  std::unique_ptr<AwsCloudProvider> provider_;
-};
+using AwsCloudProviderMotoTest = nodesmith::testing::AwsCloudProviderFixture;
 
 TEST_F(AwsCloudProviderMotoTest, ANodeClaimLaunchesOneInstanceThatIsFoundAndTerminated) {
   auto launched = provider_->Create(Claim("default-7xk2p"));
@@ -151,7 +95,7 @@ TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
   auto images = session_->ec2().DescribeImages({{"architecture", {"x86_64"}}}, {}, {"amazon"});
   ASSERT_TRUE(images.ok() && images->size() > 1);
   std::string newer = (*images)[1].id == image_ ? (*images)[0].id : (*images)[1].id;
-  PutMotoParameter("/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id", newer);
+  PutMotoParameter(nodesmith::testing::kAl2023X86Alias, newer);
   node_class_.metadata.generation = 2;  // a changed class is resolved again at once
   EXPECT_EQ(provider_->IsDrifted(*launched).reason, "AMIDrift");
 }

@@ -11,9 +11,9 @@ Tags LaunchTags(const std::string& cluster_name, const std::string& node_pool,
                 const std::string& node_class, const std::map<std::string, std::string>& user_tags) {
   std::map<std::string, std::string> tags = user_tags;
   tags["kubernetes.io/cluster/" + cluster_name] = "owned";
-  tags["karpenter.sh/nodepool"] = node_pool;
-  tags["eks:eks-cluster-name"] = cluster_name;
-  tags["karpenter.k8s.aws/ec2nodeclass"] = node_class;
+  tags[kTagNodePool] = node_pool;
+  tags[kTagEksClusterName] = cluster_name;
+  tags[kTagNodeClass] = node_class;
   return Tags(tags.begin(), tags.end());
 }
 

@@ -24,6 +24,13 @@ namespace nodesmith::aws {
 inline constexpr int kMaxFleetInstanceTypes = 60;
 inline constexpr const char* kLaunchTemplateNamePrefix = "karpenter.k8s.aws/";
 
+// The tag keys nodesmith puts on what it launches, as Karpenter's AWS provider names them.
+inline constexpr const char* kTagNodePool = "karpenter.sh/nodepool";
+inline constexpr const char* kTagNodeClaim = "karpenter.sh/nodeclaim";
+inline constexpr const char* kTagNodeClass = "karpenter.k8s.aws/ec2nodeclass";
+inline constexpr const char* kTagEksClusterName = "eks:eks-cluster-name";
+inline constexpr const char* kTagName = "Name";
+
 // The tags of a NodeClaim's fleet, instance, volumes and launch template: the EC2NodeClass's
 // tags, then nodesmith's (which a user tag of the same key never overrides):
 // kubernetes.io/cluster/<cluster>=owned, karpenter.sh/nodepool, eks:eks-cluster-name,

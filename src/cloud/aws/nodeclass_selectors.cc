@@ -160,4 +160,10 @@ std::vector<ResolvedImage> NewestImages(std::vector<ResolvedImage> images) {
   return out;
 }
 
+std::string KubernetesArchOf(const std::string& ec2_architecture) {
+  if (ec2_architecture == "arm64") return "arm64";
+  if (ec2_architecture == "x86_64") return "amd64";
+  return "";
+}
+
 }  // namespace nodesmith::aws

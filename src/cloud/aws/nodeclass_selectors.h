@@ -57,6 +57,10 @@ struct ResolvedImage {
   bool deprecated = false;
 };
 
+// kubernetes.io/arch for EC2's spelling of an image's architecture ("x86_64" -> "amd64");
+// "" for one Kubernetes does not know.
+std::string KubernetesArchOf(const std::string& ec2_architecture);
+
 // Per (architecture, variant) the newest image; deprecated images only when no other image has
 // that architecture and variant. Sorted newest first.
 std::vector<ResolvedImage> NewestImages(std::vector<ResolvedImage> images);
