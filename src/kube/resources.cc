@@ -13,6 +13,8 @@ const ResourceType kEvents{"", "v1", "events", "Event", true};
 const ResourceType kPersistentVolumeClaims{"", "v1", "persistentvolumeclaims",
                                            "PersistentVolumeClaim", true};
 const ResourceType kPersistentVolumes{"", "v1", "persistentvolumes", "PersistentVolume", false};
+const ResourceType kServices{"", "v1", "services", "Service", true};
+const ResourceType kServiceCIDRs{"networking.k8s.io", "v1", "servicecidrs", "ServiceCIDR", false};
 const ResourceType kDeployments{"apps", "v1", "deployments", "Deployment", true};
 const ResourceType kReplicaSets{"apps", "v1", "replicasets", "ReplicaSet", true};
 const ResourceType kStatefulSets{"apps", "v1", "statefulsets", "StatefulSet", true};

@@ -37,7 +37,8 @@ struct ResourceType {
 
 namespace resources {
 extern const ResourceType kPods, kNodes, kNamespaces, kEvents, kPersistentVolumeClaims,
-    kPersistentVolumes;
+    kPersistentVolumes, kServices;
+extern const ResourceType kServiceCIDRs;
 extern const ResourceType kDeployments, kReplicaSets, kStatefulSets, kDaemonSets;
 extern const ResourceType kJobs, kPodDisruptionBudgets, kStorageClasses, kCSINodes,
     kVolumeAttachments, kLeases, kEventsV1;

@@ -103,6 +103,12 @@ core::Result<Json> RestClient::Get(const ResourceType& r, const std::string& ns,
   return Send(std::move(request), {"get", &r, ns, name, subresource}, true);
 }
 
+core::Result<Json> RestClient::GetPath(const std::string& path) {
+  HttpRequest request;
+  request.path = path;
+  return Send(std::move(request), {"get", nullptr, "", path, ""}, true);
+}
+
 core::Result<ListResult> RestClient::ListPage(const ResourceType& r, const std::string& ns,
                                               const ListOptions& options,
                                               const std::string& continue_token,

@@ -69,6 +69,8 @@ class RestClient {
 
   core::Result<Json> Get(const ResourceType& r, const std::string& ns, const std::string& name,
                          const std::string& subresource = "");
+  // GET of a path that is not a resource ("/version").
+  core::Result<Json> GetPath(const std::string& path);
   // One page; `continue_token` "" for the first. `next` gets the next page's token ("" at the end).
   core::Result<ListResult> ListPage(const ResourceType& r, const std::string& ns,
                                     const ListOptions& options, const std::string& continue_token,

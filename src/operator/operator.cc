@@ -15,6 +15,7 @@
 #include "kube/leader_elector.h"
 #include "kube/resources.h"
 #include "kube/rest_client.h"
+#include "operator/aws_cloud.h"
 #include "operator/http_server.h"
 #include "metrics/exposition.h"
 #include "operator/operator_metrics.h"
@@ -142,7 +143,9 @@ int Operator::Run() {
   OperatorMetricsOptions metrics_options;
   metrics_options.commit = NODESMITH_COMMIT;
   metrics_options.leader_election_name = options_.leader_election_name;
-  metrics_options.node_class_label_keys = {"karpenter.kwok.sh/kwoknodeclass"};
+  metrics_options.node_class_label_keys = {options_.cloud_provider == "aws"
+                                               ? "karpenter.k8s.aws/ec2nodeclass"
+                                               : "karpenter.kwok.sh/kwoknodeclass"};
   metrics_options.shadow = options_.dry_run;
   metrics_options.client_requests = [&client] { return client.requests_sent(); };
   auto metrics = OperatorMetrics::Create(metrics_options);
@@ -189,15 +192,10 @@ int Operator::Run() {
   Log(LogSeverity::kInfo, "serving metrics and health probes",
       {{"metrics-port", metrics_server.port()}, {"health-probe-port", health_server.port()}});
 
-  // The cloud.
+  // The kwok cloud's catalog is known before anything runs; the aws cloud's comes with its
+  // session (the region decides it), below.
   std::optional<cloud::Catalog> catalog;
-  if (options_.cloud_provider != "kwok") {
-    Log(LogSeverity::kError,
-        "the aws cloud provider is not available in this build; run with CLOUD_PROVIDER=kwok "
-        "(--cloud-provider kwok) for a cluster whose nodes kwok plays");
-    return 1;
-  }
-  {
+  if (options_.cloud_provider == "kwok") {
     auto loaded = cloud::LoadCatalog(cloud::CatalogSource::FromFlag(
         options_.catalog.empty() ? std::string("kwok") : options_.catalog));
     if (!loaded.ok()) {
@@ -234,15 +232,48 @@ int Operator::Run() {
   runtime::ThreadedRuntime runtime(*api, runtime_options);
   runtime_ptr = &runtime;
 
-  cloud::kwok::KwokCloudProviderOptions kwok_options;
-  kwok_options.node_classes = [&client](const std::string& name) {
-    return ReadKwokNodeClass(client, name);
-  };
-  kwok_options.schedule = [&runtime](core::Duration delay, std::function<void()> fn) {
-    runtime.loop().After(delay, std::move(fn));
-  };
-  kwok_options.log = [this](const std::string& m) { Log(LogSeverity::kError, m); };
-  cloud::kwok::KwokCloudProvider cloud(*api, *catalog, kwok_options);
+  // The cloud.
+  std::unique_ptr<cloud::kwok::KwokCloudProvider> kwok_cloud;
+  std::unique_ptr<AwsCloud> aws_cloud;
+  cloud::CloudProvider* cloud = nullptr;
+  cloud::InterruptionQueue* interruption_queue = nullptr;
+  cloud::UnavailableOfferingsSink* unavailable_offerings = nullptr;
+  if (options_.cloud_provider == "aws") {
+    std::vector<std::string> warnings;
+    auto created = AwsCloud::Create(options_, client, *api, runtime.clock(), wall, &warnings);
+    for (const std::string& w : warnings) Log(LogSeverity::kWarn, w);
+    if (!created.ok()) {
+      Log(LogSeverity::kError, "failed to set up the aws cloud provider",
+          {{"error", created.status().message()}});
+      return 1;
+    }
+    aws_cloud = std::move(*created);
+    catalog = aws_cloud->catalog();
+    cloud = &aws_cloud->provider();
+    if (auto* queue = aws_cloud->interruption_queue()) {
+      interruption_queue = queue;
+      unavailable_offerings = &aws_cloud->provider();
+    }
+    const aws::ClusterIdentity& id = aws_cloud->identity();
+    Log(LogSeverity::kInfo, "discovered the cluster the nodes join",
+        {{"cluster-name", id.name},
+         {"cluster-endpoint", id.endpoint},
+         {"kubernetes-version", id.kubernetes_version},
+         {"cluster-dns", id.dns_ip},
+         {"region", catalog->region},
+         {"interruption-queue", options_.interruption_queue}});
+  } else {
+    cloud::kwok::KwokCloudProviderOptions kwok_options;
+    kwok_options.node_classes = [&client](const std::string& name) {
+      return ReadKwokNodeClass(client, name);
+    };
+    kwok_options.schedule = [&runtime](core::Duration delay, std::function<void()> fn) {
+      runtime.loop().After(delay, std::move(fn));
+    };
+    kwok_options.log = [this](const std::string& m) { Log(LogSeverity::kError, m); };
+    kwok_cloud = std::make_unique<cloud::kwok::KwokCloudProvider>(*api, *catalog, kwok_options);
+    cloud = kwok_cloud.get();
+  }
 
   std::unique_ptr<kube::EventRecorder> events;
   if (!options_.dry_run) {
@@ -336,8 +367,13 @@ int Operator::Run() {
         lock.unlock();
         runtime.RunSync([&] {
           controller_set =
-              controllers::NewControllers(runtime.clock(), *api, cloud, recorder, settings);
-          for (runtime::Controller* c : controller_set->All()) {
+              controllers::NewControllers(runtime.clock(), *api, *cloud, recorder, settings,
+                                          interruption_queue, unavailable_offerings);
+          std::vector<runtime::Controller*> all = controller_set->All();
+          if (aws_cloud) {
+            for (runtime::Controller* c : aws_cloud->controllers()) all.push_back(c);
+          }
+          for (runtime::Controller* c : all) {
             std::string name = c->Name();
             runtime.controllers().Register(
                 *c, [this, name](const runtime::Request& request, const core::Status& error) {
@@ -361,7 +397,8 @@ int Operator::Run() {
         leading_ = true;
         m.SetLeader(true);
         Log(LogSeverity::kInfo, "starting controllers",
-            {{"controllers", controller_set->All().size()}});
+            {{"controllers", controller_set->All().size() +
+                                 (aws_cloud ? aws_cloud->controllers().size() : 0)}});
         if (on_leading_) on_leading_();
         lock.lock();
       }

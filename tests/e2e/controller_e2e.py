@@ -12,7 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from controller_env import (Controller, Testenv, deployment, kwok_node_class, node_pool,  # noqa: E402
-                            wait_for)
+                            test_failed, wait_for)
 
 BINARY, SOURCE_DIR, TESTENV_DIR, SHARED_DATA = sys.argv[1:5]
 del sys.argv[1:5]
@@ -38,10 +38,7 @@ class ControllerTest(unittest.TestCase):
 
     def tearDown(self):
         if self.controller is not None:
-            result = getattr(self._outcome, "result", None)
-            failed = result is not None and any(
-                t is self for t, _ in list(result.failures) + list(result.errors))
-            if failed or getattr(self._outcome, "success", True) is False:
+            if test_failed(self):
                 sys.stderr.write("--- nodesmith log (%s) ---\n%s" %
                                  (self.controller.log_path, self.controller.tail(60)))
                 # What the cluster looked like when the test gave up: whose state was stale.

@@ -85,16 +85,26 @@ class Testenv:
                 self.kubectl("patch", kind, o["metadata"]["name"], "--type=merge", "-p",
                              '{"metadata":{"finalizers":null}}', check=False)
 
-    def clean_cluster_scoped(self):
-        """Leaves no NodePool, NodeClaim, kwok Node or KWOKNodeClass behind for the next test."""
-        for kind in ("nodepools", "nodeclaims", "kwoknodeclasses"):
+    def clean_cluster_scoped(self, kinds=("nodepools", "nodeclaims", "kwoknodeclasses"),
+                             provider_prefix="kwok://"):
+        """Leaves none of `kinds` and no Node whose providerID starts with `provider_prefix`
+        behind for the next test (by default: the kwok provider's objects)."""
+        for kind in kinds:
             self.kubectl("delete", kind, "--all", "--wait=false", check=False)
             self.remove_finalizers(kind)
         for node in self.items("nodes"):
-            if node["spec"].get("providerID", "").startswith("kwok://"):
+            if node["spec"].get("providerID", "").startswith(provider_prefix):
                 self.kubectl("delete", "node", node["metadata"]["name"], "--wait=false",
                              check=False)
         self.remove_finalizers("nodes")
+
+
+def test_failed(case):
+    """Whether the unittest TestCase `case`, in its tearDown, has failed or raised."""
+    result = getattr(case._outcome, "result", None)
+    failed = result is not None and any(
+        t is case for t, _ in list(result.failures) + list(result.errors))
+    return failed or getattr(case._outcome, "success", True) is False
 
 
 def free_port():

@@ -69,7 +69,11 @@ CORE_WRITE_RULES = [
     {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["create"]},
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]},
 ]
-AWS_READ_RULES = [{"apiGroups": ["karpenter.k8s.aws"], "resources": ["ec2nodeclasses"], "verbs": READ}]
+AWS_READ_RULES = [
+    {"apiGroups": ["karpenter.k8s.aws"], "resources": ["ec2nodeclasses"], "verbs": READ},
+    {"apiGroups": [""], "resources": ["services"], "verbs": ["get"], "resourceNames": ["kube-dns"]},
+    {"apiGroups": ["networking.k8s.io"], "resources": ["servicecidrs"], "verbs": ["get"], "resourceNames": ["kubernetes"]},
+]
 AWS_WRITE_RULES = [{"apiGroups": ["karpenter.k8s.aws"], "resources": ["ec2nodeclasses", "ec2nodeclasses/status"], "verbs": ["patch", "update"]}]
 KWOK_READ_RULES = [{"apiGroups": ["karpenter.kwok.sh"], "resources": ["kwoknodeclasses"], "verbs": READ}]
 KWOK_WRITE_RULES = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["create"]}]

@@ -1,0 +1,153 @@
+#include "operator/aws_cloud.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/base64.h"
+#include "kube/resources.h"
+
+namespace nodesmith::op {
+
+namespace {
+
+// Leading digits of `s` ("35+" -> "35"); "" when none.
+std::string Digits(const std::string& s) {
+  size_t n = 0;
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+  return s.substr(0, n);
+}
+
+}  // namespace
+
+std::string KubernetesMinorVersion(const kube::Json& version) {
+  if (!version.is_object()) return "";
+  const std::string major = Digits(version.value("major", ""));
+  const std::string minor = Digits(version.value("minor", ""));
+  if (!major.empty() && !minor.empty()) return major + "." + minor;
+  std::string git = version.value("gitVersion", "");
+  if (!git.empty() && git[0] == 'v') git.erase(0, 1);
+  const size_t dot = git.find('.');
+  if (dot == std::string::npos) return "";
+  const std::string git_major = Digits(git.substr(0, dot));
+  const std::string git_minor = Digits(git.substr(dot + 1));
+  if (git_major.empty() || git_minor.empty()) return "";
+  return git_major + "." + git_minor;
+}
+
+core::Result<aws::ClusterIdentity> DiscoverClusterIdentity(const Options& options,
+                                                           kube::RestClient& client,
+                                                           std::vector<std::string>* warnings) {
+  aws::ClusterIdentity id;
+  id.name = options.cluster_name;
+  id.endpoint = options.cluster_endpoint.empty() ? client.config().server : options.cluster_endpoint;
+  if (!options.cluster_ca_bundle.empty()) {
+    id.ca_bundle_base64 = options.cluster_ca_bundle;
+  } else if (!client.config().ca_pem.empty()) {
+    id.ca_bundle_base64 = core::Base64Encode(client.config().ca_pem);
+  } else {
+    warnings->push_back(
+        "no CA bundle for the nodes: set CLUSTER_CA_BUNDLE (--cluster-ca-bundle); the API server's "
+        "certificate is trusted through the system store here, which nodes may not share");
+  }
+
+  auto version = client.GetPath("/version");
+  if (!version.ok()) {
+    return version.status().WithPrefix("reading the API server's version (the AMI aliases need it)");
+  }
+  id.kubernetes_version = KubernetesMinorVersion(*version);
+  if (id.kubernetes_version.empty()) {
+    return core::Status::Internal("the API server's /version names no major.minor version: " +
+                                  version->dump());
+  }
+
+  // The service CIDR AL2023's NodeConfig needs: the API server's own ServiceCIDR object
+  // (networking.k8s.io/v1, Kubernetes 1.33 and later), its first IPv4 range.
+  auto cidrs = client.Get(kube::resources::kServiceCIDRs, "", "kubernetes");
+  if (cidrs.ok()) {
+    const kube::Json& spec = (*cidrs)["spec"];
+    if (spec.is_object() && spec.contains("cidrs") && spec["cidrs"].is_array()) {
+      for (const auto& c : spec["cidrs"]) {
+        if (c.is_string() && c.get<std::string>().find(':') == std::string::npos) {
+          id.service_cidr = c.get<std::string>();
+          break;
+        }
+      }
+    }
+  }
+  if (id.service_cidr.empty()) {
+    warnings->push_back(
+        "no service CIDR for the nodes (servicecidr/kubernetes" +
+        std::string(cidrs.ok() ? " lists no IPv4 range" : ": " + cidrs.status().message()) +
+        "); AL2023 nodes cannot be launched without it");
+  }
+
+  auto dns = client.Get(kube::resources::kServices, "kube-system", "kube-dns");
+  if (dns.ok()) {
+    const kube::Json& spec = (*dns)["spec"];
+    if (spec.is_object()) id.dns_ip = spec.value("clusterIP", "");
+  }
+  if (id.dns_ip.empty() || id.dns_ip == "None") {
+    id.dns_ip.clear();
+    warnings->push_back(
+        "no cluster DNS IP for the nodes (service kube-system/kube-dns" +
+        std::string(dns.ok() ? " has no clusterIP" : ": " + dns.status().message()) +
+        "); their kubelets use the AMI's default");
+  }
+  return id;
+}
+
+core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
+                                                         kube::RestClient& client,
+                                                         cluster::ClusterApi& cluster,
+                                                         const core::Clock& clock,
+                                                         const core::Clock& wall,
+                                                         std::vector<std::string>* warnings) {
+  std::unique_ptr<AwsCloud> out(new AwsCloud());
+
+  aws::AwsSessionOptions session_options;
+  session_options.region = options.aws_region;
+  session_options.clock = &wall;
+  auto session = aws::AwsSession::Create(std::move(session_options));
+  if (!session.ok()) return session.status().WithPrefix("AWS session");
+  out->session_ = std::move(*session);
+
+  auto catalog = cloud::LoadCatalog(
+      cloud::CatalogSource::FromFlag(options.catalog.empty() ? std::string("aws") : options.catalog),
+      out->session_->region());
+  if (!catalog.ok()) return catalog.status().WithPrefix("instance types");
+  out->catalog_ = std::move(*catalog);
+
+  auto identity = DiscoverClusterIdentity(options, client, warnings);
+  if (!identity.ok()) return identity.status();
+  out->identity_ = *identity;
+
+  aws::AwsCloudProviderOptions provider_options;
+  provider_options.cluster = out->identity_;
+  provider_options.instance_types = out->catalog_.instance_types;
+  provider_options.node_classes =
+      [&cluster](const std::string& name) -> core::Result<api::EC2NodeClass> {
+    return cluster.Get<api::EC2NodeClass>("", name);
+  };
+  out->provider_ =
+      std::make_unique<aws::AwsCloudProvider>(*out->session_, clock, std::move(provider_options));
+
+  aws::NodeClassStatusOptions status_options;
+  status_options.refresh_interval =
+      std::min(options.ami_refresh_interval, options.subnet_refresh_interval);
+  out->status_controller_ =
+      std::make_unique<aws::NodeClassStatusController>(cluster, *out->provider_, status_options);
+  out->tagging_controller_ = std::make_unique<aws::NodeClaimTaggingController>(
+      cluster, *out->session_, out->identity_.name);
+
+  if (!options.interruption_queue.empty()) {
+    out->sqs_ = std::make_unique<aws::SqsClient>(&out->session_->sqs());
+    aws::SqsInterruptionQueueOptions queue_options;
+    queue_options.queue_name = options.interruption_queue;
+    out->queue_ = std::make_unique<aws::SqsInterruptionQueue>(out->sqs_.get(), queue_options);
+    core::Status started = out->queue_->Start();
+    if (!started.ok()) return started;
+  }
+  return out;
+}
+
+}  // namespace nodesmith::op

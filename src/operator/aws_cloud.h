@@ -1,0 +1,81 @@
+// AwsCloud: the EC2 cloud provider as `nodesmith controller --cloud-provider aws` runs it.
+//
+// Create() builds, in order: the AWS session (region from AWS_REGION/--aws-region, else as the
+// SDKs resolve it; credentials from the SDKs' chain), the instance-type catalog (built in for
+// that region, or the --catalog file), the cluster identity the instances' user data carries
+// (DiscoverClusterIdentity), the AwsCloudProvider, the provider's own controllers (EC2NodeClass
+// status, NodeClaim tagging; the operator registers them with the others), and — when INTERRUPTION_QUEUE is set — the SQS
+// interruption queue, whose URL must resolve. Any failure is one error a person can act on;
+// the operator logs it and exits.
+//
+// Owns everything it builds; the provider and the queue are used on the runtime thread, the
+// queue's poller runs on its own. REQUIRES: `clock` (the controllers' clock) and `wall` outlive
+// the AwsCloud.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cloud/aws/aws_cloud_provider.h"
+#include "cloud/aws/aws_session.h"
+#include "cloud/aws/nodeclaim_tagging_controller.h"
+#include "cloud/aws/nodeclass_status_controller.h"
+#include "cloud/aws/sqs_client.h"
+#include "cloud/aws/sqs_interruption_queue.h"
+#include "cloud/catalog.h"
+#include "cluster/cluster_api.h"
+#include "kube/rest_client.h"
+#include "operator/options.h"
+
+namespace nodesmith::op {
+
+// What the instances' user data says about the cluster they join:
+//   name       CLUSTER_NAME;
+//   endpoint   CLUSTER_ENDPOINT, else the API server nodesmith talks to;
+//   CA bundle  CLUSTER_CA_BUNDLE, else the CA nodesmith trusts for it, base64;
+//   services   the first IPv4 range of the ServiceCIDR "kubernetes" (AL2023 needs it);
+//   DNS IP     the clusterIP of kube-system/kube-dns (left empty, with a warning, without one);
+//   version    the API server's /version as "MAJOR.MINOR" (the AMI aliases' version).
+// `warnings` gets a sentence for each value that could not be found.
+core::Result<aws::ClusterIdentity> DiscoverClusterIdentity(const Options& options,
+                                                           kube::RestClient& client,
+                                                           std::vector<std::string>* warnings);
+
+// "v1.35.2" or {"major":"1","minor":"35+"} -> "1.35"; "" when /version says neither.
+std::string KubernetesMinorVersion(const kube::Json& version);
+
+class AwsCloud {
+ public:
+  // `cluster` is where the provider looks EC2NodeClasses up (the informers' cache).
+  static core::Result<std::unique_ptr<AwsCloud>> Create(const Options& options,
+                                                        kube::RestClient& client,
+                                                        cluster::ClusterApi& cluster,
+                                                        const core::Clock& clock,
+                                                        const core::Clock& wall,
+                                                        std::vector<std::string>* warnings);
+
+  aws::AwsCloudProvider& provider() { return *provider_; }
+  const cloud::Catalog& catalog() const { return catalog_; }
+  const aws::ClusterIdentity& identity() const { return identity_; }
+  // The provider's own controllers, beside the core ones.
+  std::vector<runtime::Controller*> controllers() {
+    return {status_controller_.get(), tagging_controller_.get()};
+  }
+  // Null without INTERRUPTION_QUEUE.
+  aws::SqsInterruptionQueue* interruption_queue() { return queue_.get(); }
+
+ private:
+  AwsCloud() = default;
+
+  std::unique_ptr<aws::AwsSession> session_;
+  cloud::Catalog catalog_;
+  aws::ClusterIdentity identity_;
+  std::unique_ptr<aws::AwsCloudProvider> provider_;
+  std::unique_ptr<aws::NodeClassStatusController> status_controller_;
+  std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;
+  std::unique_ptr<aws::SqsClient> sqs_;
+  std::unique_ptr<aws::SqsInterruptionQueue> queue_;
+};
+
+}  // namespace nodesmith::op

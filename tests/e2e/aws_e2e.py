@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""`nodesmith controller --cloud-provider aws` in the real control plane, with moto as EC2.
+
+The seed walkthrough on "AWS": the seed's Provisioner and AWSNodeTemplate (converted by
+`nodesmith convert`; its al2 alias refused for this Kubernetes and changed to al2023), a VPC, subnets and a security group in moto tagged as the template selects
+them, and the al2023 alias pointing at one of moto's images. A harness plays the kubelet (and the
+cloud controller's labels): for each instance nodesmith launched it reads the instance's user data,
+as nodeadm would, and registers the Node it describes; kwok then keeps that Node alive and runs its
+pods. inflate 0 -> 5 must give one EC2 instance of 8 vCPUs on spot, tagged as Karpenter tags them;
+deleting the Deployment must terminate it.
+
+Usage: aws_e2e.py NODESMITH SOURCE_DIR TESTENV_DIR MOTO_DIR SHARED_DATA [unittest args]"""
+import base64
+import email
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import unittest
+import urllib.request
+
+import boto3
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from controller_env import Controller, Testenv, test_failed, wait_for  # noqa: E402
+
+BINARY, SOURCE_DIR, TESTENV_DIR, MOTO_DIR, SHARED_DATA = sys.argv[1:6]
+del sys.argv[1:6]
+ENV = Testenv(TESTENV_DIR, SOURCE_DIR, SHARED_DATA)
+CLUSTER = "my-cluster"  # the seed template's discovery tag
+PROFILE = "KarpenterNodeInstanceProfile-my-cluster"  # the seed template's instance profile
+
+
+def moto_env():
+    out = {}
+    with open(os.path.join(MOTO_DIR, "env")) as f:
+        for word in f.read().split():
+            if "=" in word:
+                k, v = word.split("=", 1)
+                out[k] = v
+    return out
+
+
+MOTO = moto_env()
+
+
+def moto_post(url, body=None):
+    data = json.dumps(body or {}).encode()
+    req = urllib.request.Request(url, data=data, method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.read()
+
+
+def ec2():
+    return boto3.client("ec2", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
+                        aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
+                        aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
+
+
+def tags_of(resource):
+    return {t["Key"]: t["Value"] for t in resource.get("Tags", [])}
+
+
+def node_config(user_data):
+    """The NodeConfig documents of AL2023 user data (MIME multipart), as nodeadm reads them."""
+    message = email.message_from_string(user_data)
+    configs = []
+    for part in message.walk():
+        if part.get_content_type() == "application/node.eks.aws":
+            configs.append(yaml.safe_load(part.get_payload(decode=True).decode()))
+    return configs
+
+
+def kubelet_view(configs):
+    """The labels and taints the kubelet registers with, from NodeConfig kubelet flags/config."""
+    labels, taints = {}, []
+    for c in configs:
+        kubelet = c.get("spec", {}).get("kubelet", {})
+        for flag in kubelet.get("flags", []):
+            m = re.match(r'--node-labels="?([^"]*)"?$', flag)
+            if m and m.group(1):
+                for kv in m.group(1).split(","):
+                    k, v = kv.split("=", 1)
+                    labels[k] = v
+        taints += kubelet.get("config", {}).get("registerWithTaints", [])
+    return labels, taints
+
+
+class Kubelets:
+    """Plays the kubelet and the cloud controller for moto's instances: one Node per running
+    instance of the cluster, as the instance's user data describes it."""
+
+    def __init__(self, client):
+        self.ec2 = client
+        self.registered = {}  # instance id -> node name
+        self.user_data = {}   # instance id -> decoded user data
+
+    def instances(self, states=("pending", "running")):
+        out = []
+        pages = self.ec2.get_paginator("describe_instances").paginate(Filters=[
+            {"Name": "tag:kubernetes.io/cluster/" + CLUSTER, "Values": ["owned"]},
+            {"Name": "instance-state-name", "Values": list(states)}])
+        for page in pages:
+            for r in page["Reservations"]:
+                out += r["Instances"]
+        return out
+
+    def decoded_user_data(self, instance):
+        """The user data of the launch template the instance was launched from (the one, of
+        nodesmith's, whose image it runs)."""
+        for lt in self.ec2.describe_launch_templates()["LaunchTemplates"]:
+            versions = self.ec2.describe_launch_template_versions(
+                LaunchTemplateId=lt["LaunchTemplateId"], Versions=["$Latest"])["LaunchTemplateVersions"]
+            data = versions[0]["LaunchTemplateData"] if versions else {}
+            if data.get("ImageId") == instance["ImageId"] and data.get("UserData"):
+                return base64.b64decode(data["UserData"]).decode()
+        raise AssertionError("no launch template with the image of instance %s" % instance["InstanceId"])
+
+    def register(self):
+        for i in self.instances():
+            iid = i["InstanceId"]
+            if iid in self.registered:
+                continue
+            claim_name = tags_of(i).get("karpenter.sh/nodeclaim")
+            claim = json.loads(ENV.kubectl("get", "nodeclaim", claim_name, "-o", "json", check=False) or "{}")
+            if not claim.get("status", {}).get("providerID"):
+                continue  # nodesmith has not written the launch down yet
+            self.user_data[iid] = self.decoded_user_data(i)
+            labels, taints = kubelet_view(node_config(self.user_data[iid]))
+            zone = i["Placement"]["AvailabilityZone"]
+            name = i.get("PrivateDnsName") or ("ip-" + iid)
+            labels.update({
+                "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "arm64" if i.get("Architecture") == "arm64" else "amd64",
+                "node.kubernetes.io/instance-type": i["InstanceType"],
+                "topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": zone[:-1],
+                "kwok.x-k8s.io/node": "fake",
+            })
+            node = {
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": labels,
+                             "annotations": {"kwok.x-k8s.io/node": "fake"}},
+                "spec": {"providerID": "aws:///%s/%s" % (zone, iid),
+                         "taints": [{k: t[k] for k in ("key", "value", "effect") if t.get(k)}
+                                    for t in taints]},
+                "status": {"capacity": claim["status"].get("capacity", {}),
+                           "allocatable": claim["status"].get("allocatable", {})},
+            }
+            ENV.kubectl("create", "-f", "-", stdin=json.dumps(node))
+            self.registered[iid] = name
+
+
+def converted_seed():
+    """The seed's legacy Provisioner and AWSNodeTemplate as v1 NodePool and EC2NodeClass."""
+    p = subprocess.run([BINARY, "convert", "-f",
+                        os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "provisioner.yaml")],
+                       capture_output=True, text=True, check=True)
+    return p.stdout
+
+
+class AwsWalkthroughTest(unittest.TestCase):
+    def setUp(self):
+        moto_post(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/reset")
+        self.ec2 = ec2()
+        self.clean()
+        ENV.install_crds(reference=True)
+        ENV.kubectl("wait", "--for=condition=Established", "--timeout=60s",
+                    "crd/ec2nodeclasses.karpenter.k8s.aws")
+        self.ns = ENV.create_namespace("aws")
+        self.make_network()
+        self.image = self.put_alias()
+        self.controller = None
+
+    def tearDown(self):
+        if self.controller is not None:
+            if test_failed(self):
+                sys.stderr.write("--- nodesmith log (%s) ---\n%s" %
+                                 (self.controller.log_path, self.controller.tail(80)))
+                sys.stderr.write("--- cluster state ---\n%s" %
+                                 ENV.kubectl("get", "nodeclaims,nodes,ec2nodeclasses", "-o", "wide",
+                                             check=False))
+            self.controller.kill()
+        ENV.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
+        self.clean()
+
+    def clean(self):
+        ENV.clean_cluster_scoped(kinds=("nodepools", "nodeclaims", "ec2nodeclasses"),
+                                 provider_prefix="aws://")
+
+    def make_network(self):
+        vpc = self.ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"]
+        ids = []
+        for n, zone in enumerate(("us-west-2a", "us-west-2b")):
+            ids.append(self.ec2.create_subnet(VpcId=vpc, CidrBlock="10.1.%d.0/24" % n,
+                                              AvailabilityZone=zone)["Subnet"]["SubnetId"])
+        ids.append(self.ec2.create_security_group(GroupName="nodes", Description="nodes",
+                                                  VpcId=vpc)["GroupId"])
+        self.ec2.create_tags(Resources=ids, Tags=[{"Key": "karpenter.sh/discovery", "Value": CLUSTER}])
+        iam = boto3.client("iam", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
+                           aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
+                           aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
+        iam.create_instance_profile(InstanceProfileName=PROFILE)
+
+    def put_alias(self):
+        """al2023@latest for the control plane's Kubernetes version: moto's newest amazon images."""
+        version = json.loads(ENV.kubectl("version", "-o", "json"))["serverVersion"]
+        minor = "%s.%s" % (version["major"], re.match(r"\d+", version["minor"]).group(0))
+        chosen = {}
+        for arch, path in (("x86_64", "x86_64"), ("arm64", "arm64")):
+            images = self.ec2.describe_images(Owners=["amazon"], Filters=[
+                {"Name": "architecture", "Values": [arch]}])["Images"]
+            if not images:
+                continue
+            chosen[arch] = images[0]["ImageId"]
+            moto_post(MOTO["NODESMITH_MOTO_CONTROL"] + "/ssm-parameter", {
+                "region": MOTO["AWS_REGION"], "value": chosen[arch],
+                "name": "/aws/service/eks/optimized-ami/%s/amazon-linux-2023/%s/standard/recommended/image_id"
+                        % (minor, path)})
+        self.assertIn("x86_64", chosen, "moto has no amazon x86_64 image")
+        return chosen
+
+    def start(self):
+        env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
+        env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "AWS_EC2_METADATA_DISABLED": "true"})
+        self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
+        self.controller.wait_for_log("starting controllers", timeout=90)
+        return self.controller
+
+    def test_seed_walkthrough_launches_one_spot_instance_and_terminates_it(self):
+        ENV.apply(converted_seed())
+        c = self.start()
+        discovered = c.wait_for_log("discovered the cluster the nodes join", timeout=10)
+        self.assertEqual(discovered["cluster-name"], CLUSTER)
+        self.assertEqual(discovered["cluster-dns"], "", "the test control plane runs no kube-dns")
+
+        # The seed's template predates AL2023: on this Kubernetes its al2 alias has no AMIs, and
+        # the EC2NodeClass says so, with what to do.
+        def class_condition(kind, status):
+            nc = ENV.get_json("ec2nodeclass", "default")
+            conds = {x["type"]: x for x in nc.get("status", {}).get("conditions", [])}
+            return nc if conds.get(kind, {}).get("status") == status else None
+        nc = wait_for(lambda: class_condition("AMIsReady", "False"), 60, "AMIsReady False")
+        amis = [x for x in nc["status"]["conditions"] if x["type"] == "AMIsReady"][0]
+        self.assertIn("use al2023@latest", amis["message"])
+        ready = [x for x in nc["status"]["conditions"] if x["type"] == "Ready"][0]
+        self.assertEqual(ready["status"], "False")
+        ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
+                    json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+
+        # Then its status says what its selectors matched.
+        nc = wait_for(lambda: class_condition("Ready", "True"), 60, "EC2NodeClass default Ready")
+        self.assertEqual(sorted(s["zone"] for s in nc["status"]["subnets"]), ["us-west-2a", "us-west-2b"])
+        self.assertEqual([g["name"] for g in nc["status"]["securityGroups"]], ["nodes"])
+        self.assertIn(self.image["x86_64"], [a["id"] for a in nc["status"]["amis"]])
+        self.assertEqual(nc["spec"]["instanceProfile"], PROFILE, "the user's field is kept")
+
+        with open(os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "inflate.yaml")) as f:
+            deployment = yaml.safe_load(f)
+        deployment["metadata"]["namespace"] = self.ns
+        deployment["spec"]["replicas"] = 0
+        ENV.apply(json.dumps(deployment))
+        ENV.kubectl("scale", "deployment/inflate", "-n", self.ns, "--replicas=5")
+
+        created = c.wait_for_log("created nodeclaim", timeout=90)
+        claim_name = created["NodeClaim"]["name"]
+        launched = c.wait_for_log("launched nodeclaim", timeout=60)
+        self.assertRegex(launched["provider-id"], r"^aws:///us-west-2[ab]/i-[0-9a-f]+$")
+
+        kubelets = Kubelets(self.ec2)
+        instances = wait_for(lambda: kubelets.instances() or None, 30, "an instance in moto")
+        self.assertEqual(len(instances), 1, "five pods of 1 CPU fit one instance")
+        instance = instances[0]
+        # 8 vCPUs on spot, in the Provisioner's categories.
+        types = self.ec2.describe_instance_types(InstanceTypes=[instance["InstanceType"]])["InstanceTypes"]
+        self.assertEqual(types[0]["VCpuInfo"]["DefaultVCpus"], 8, instance["InstanceType"])
+        self.assertIn(instance["InstanceType"][0], "cmr")
+        self.assertEqual(instance.get("InstanceLifecycle"), "spot")
+        tags = tags_of(instance)
+        self.assertEqual(tags.get("karpenter.sh/nodepool"), "default")
+        self.assertEqual(tags.get("karpenter.sh/nodeclaim"), claim_name)
+        self.assertEqual(tags.get("karpenter.k8s.aws/ec2nodeclass"), "default")
+        self.assertEqual(tags.get("kubernetes.io/cluster/" + CLUSTER), "owned")
+        self.assertEqual(instance["ImageId"], self.image["x86_64"])
+
+        # The kubelet joins; the real scheduler binds all five pods to that node; kwok runs them.
+        def running():
+            kubelets.register()
+            pods = ENV.items("pods", "-n", self.ns, "-l", "app=inflate")
+            ok = [p for p in pods if p["status"].get("phase") == "Running" and p["spec"].get("nodeName")]
+            return ok if len(ok) == 5 else None
+        pods = wait_for(running, 120, "5 inflate pods Running on the instance's node")
+        node_name = kubelets.registered[instance["InstanceId"]]
+        self.assertEqual({p["spec"]["nodeName"] for p in pods}, {node_name})
+        configs = node_config(kubelets.user_data[instance["InstanceId"]])
+        cluster = [x for x in configs if x.get("spec", {}).get("cluster")][0]["spec"]["cluster"]
+        self.assertEqual(cluster["name"], CLUSTER)
+        self.assertEqual(cluster["apiServerEndpoint"], discovered["cluster-endpoint"])
+        self.assertEqual(cluster["cidr"], "10.96.0.0/12")
+        labels, taints = kubelet_view(configs)
+        self.assertEqual(labels.get("karpenter.sh/nodepool"), "default")
+        self.assertIn({"key": "karpenter.sh/unregistered", "effect": "NoExecute"},
+                      [{k: t[k] for k in ("key", "effect")} for t in taints])
+
+        # Once joined, the instance is named after its node, and the NodeClaim says so.
+        def named():
+            found = self.ec2.describe_instances(InstanceIds=[instance["InstanceId"]])
+            return tags_of(found["Reservations"][0]["Instances"][0]).get("Name") == node_name or None
+        wait_for(named, 30, "the instance tagged Name=" + node_name)
+        claim = ENV.get_json("nodeclaim", claim_name)
+        self.assertEqual(claim["metadata"]["annotations"].get("karpenter.k8s.aws/tagged"), "true")
+        conds = {x["type"]: x["status"] for x in claim["status"]["conditions"]}
+        for kind in ("Launched", "Registered", "Initialized", "Ready"):
+            self.assertEqual(conds.get(kind), "True", kind)
+        self.assertEqual(claim["status"]["nodeName"], node_name)
+        self.assertEqual(claim["status"]["imageID"], self.image["x86_64"])
+
+        # The Deployment goes; the empty node is removed after 30 s and its instance terminated.
+        ENV.kubectl("delete", "deployment/inflate", "-n", self.ns)
+        wait_for(lambda: not ENV.items("nodeclaims") or None, 120, "the NodeClaim deleted")
+        wait_for(lambda: not kubelets.instances(("pending", "running", "stopping", "shutting-down"))
+                 or None, 30, "the instance terminated")
+        self.assertEqual([n for n in ENV.items("nodes") if n["metadata"]["name"] == node_name], [])
+        self.assertEqual(c.terminate(), 0)
+
+    def test_an_endpoint_that_cannot_be_reached_is_a_log_line_naming_the_class_and_the_call(self):
+        ENV.apply(converted_seed())
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))  # held, never listened on: connections are refused
+        port = closed.getsockname()[1]
+        try:
+            env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
+            env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "AWS_MAX_ATTEMPTS": "1",
+                        "AWS_ENDPOINT_URL": "http://127.0.0.1:%d" % port,
+                        "AWS_EC2_METADATA_DISABLED": "true"})
+            self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
+            c = self.controller
+            c.wait_for_log("starting controllers", timeout=90)
+            error = c.wait_for_log("Reconciler error", timeout=60, controller="nodeclass.status")
+            self.assertIn("EC2NodeClass default", error["error"])
+            self.assertIn("127.0.0.1:%d" % port, error["error"])
+            # Nothing is claimed about the class while AWS cannot be asked, and nodesmith keeps running.
+            nc = ENV.get_json("ec2nodeclass", "default")
+            self.assertNotIn("conditions", nc.get("status", {}))
+            self.assertIsNone(c.process.poll())
+            self.assertEqual(c.terminate(), 0)
+        finally:
+            closed.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
