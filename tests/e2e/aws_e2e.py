@@ -109,6 +109,11 @@ class Kubelets:
                 out += r["Instances"]
         return out
 
+    def arch(self, instance_type):
+        """kubernetes.io/arch of an instance type, as the kubelet reports its machine's."""
+        info = self.ec2.describe_instance_types(InstanceTypes=[instance_type])["InstanceTypes"][0]
+        return "arm64" if "arm64" in info["ProcessorInfo"]["SupportedArchitectures"] else "amd64"
+
     def decoded_user_data(self, instance):
         """The user data of the launch template the instance was launched from (the one, of
         nodesmith's, whose image it runs)."""
@@ -135,7 +140,7 @@ class Kubelets:
             name = i.get("PrivateDnsName") or ("ip-" + iid)
             labels.update({
                 "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "arm64" if i.get("Architecture") == "arm64" else "amd64",
+                "kubernetes.io/arch": self.arch(i["InstanceType"]),
                 "node.kubernetes.io/instance-type": i["InstanceType"],
                 "topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": zone[:-1],
                 "kwok.x-k8s.io/node": "fake",
@@ -284,7 +289,9 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(tags.get("karpenter.sh/nodeclaim"), claim_name)
         self.assertEqual(tags.get("karpenter.k8s.aws/ec2nodeclass"), "default")
         self.assertEqual(tags.get("kubernetes.io/cluster/" + CLUSTER), "owned")
-        self.assertEqual(instance["ImageId"], self.image["x86_64"])
+        # The Provisioner allows both architectures: the image is the alias's for the one launched.
+        arch = types[0]["ProcessorInfo"]["SupportedArchitectures"][0]
+        self.assertEqual(instance["ImageId"], self.image[arch], instance["InstanceType"])
 
         # The kubelet joins; the real scheduler binds all five pods to that node; kwok runs them.
         def running():
@@ -316,7 +323,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         for kind in ("Launched", "Registered", "Initialized", "Ready"):
             self.assertEqual(conds.get(kind), "True", kind)
         self.assertEqual(claim["status"]["nodeName"], node_name)
-        self.assertEqual(claim["status"]["imageID"], self.image["x86_64"])
+        self.assertEqual(claim["status"]["imageID"], self.image[arch])
 
         # The Deployment goes; the empty node is removed after 30 s and its instance terminated.
         ENV.kubectl("delete", "deployment/inflate", "-n", self.ns)

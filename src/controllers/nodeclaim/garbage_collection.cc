@@ -45,11 +45,16 @@ core::Result<runtime::ReconcileResult> GarbageCollector::Reconcile(const runtime
          "InstanceGarbageCollected", {{"providerID", id}});
   }
 
-  // Only Registered NodeClaims: a launch the cloud's List does not show yet (EC2 is eventually
-  // consistent) is left to the registration timeout, never deleted on one missed read.
+  // A launch of seconds ago may be missing from the cloud's List (EC2 is eventually
+  // consistent): only claims launched at least `min_launched_age` ago count.
   for (const auto& c : claims) {
     if (c.metadata.deletion_timestamp || c.status.provider_id.empty() ||
-        !c.IsTrue(kConditionRegistered) || running.count(c.status.provider_id)) {
+        !c.IsTrue(kConditionLaunched) || running.count(c.status.provider_id)) {
+      continue;
+    }
+    const api::Condition* launched = c.FindCondition(kConditionLaunched);
+    if (launched != nullptr && launched->last_transition_time &&
+        now - *launched->last_transition_time < options_.min_launched_age) {
       continue;
     }
     // A Ready Node means its kubelet still runs, whatever the cloud says.

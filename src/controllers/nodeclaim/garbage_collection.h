@@ -2,10 +2,11 @@
 // Karpenter's nodeclaim garbagecollection controller.
 //   - an instance no NodeClaim points at (by provider id), launched more than `min_age` ago, is
 //     terminated: a launch whose NodeClaim was lost must not bill forever;
-//   - a Registered NodeClaim whose instance the cloud no longer lists is deleted, unless its Node
-//     is still Ready (then its kubelet runs), so the terminator cleans up its Node and its pods
-//     are planned elsewhere. A claim not yet Registered is left to the registration timeout: the
-//     cloud's List may not show a launch of seconds ago (EC2 is eventually consistent).
+//   - a Launched NodeClaim whose instance the cloud no longer lists is deleted, so the
+//     terminator cleans up its Node and its pods are planned elsewhere — unless it launched less
+//     than `min_launched_age` ago (EC2 is eventually consistent: DescribeInstances may not show
+//     a launch of seconds ago), or its Node is still Ready (then its kubelet runs, whatever the
+//     cloud says), as Karpenter's garbage collection rules.
 // Singleton; runs every `interval`. Not thread-safe.
 #pragma once
 
@@ -23,7 +24,8 @@ namespace nodesmith::controllers {
 
 struct GarbageCollectionOptions {
   core::Duration interval = std::chrono::minutes(2);
-  core::Duration min_age = std::chrono::seconds(30);
+  core::Duration min_age = std::chrono::seconds(30);            // of an orphaned instance
+  core::Duration min_launched_age = std::chrono::seconds(10);   // of a claim the cloud lacks
 };
 
 class GarbageCollector : public runtime::Controller {

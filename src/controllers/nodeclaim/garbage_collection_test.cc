@@ -81,6 +81,7 @@ api::NodeClaim LaunchAndRegister(World& world, bool ready) {
 TEST_F(GarbageCollectionTest, ARegisteredNodeClaimWhoseInstanceIsGoneIsDeleted) {
   const api::NodeClaim c = LaunchAndRegister(world_, /*ready=*/false);
   ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
+  world_.clock.Step(seconds(10));
 
   ASSERT_TRUE(gc_.Reconcile({}).ok());
   EXPECT_TRUE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
@@ -90,6 +91,7 @@ TEST_F(GarbageCollectionTest, ARegisteredNodeClaimWhoseInstanceIsGoneIsDeleted) 
 TEST_F(GarbageCollectionTest, ANodeClaimWhoseNodeIsStillReadyIsKeptWhateverTheCloudSays) {
   const api::NodeClaim c = LaunchAndRegister(world_, /*ready=*/true);
   ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
+  world_.clock.Step(minutes(5));
 
   ASSERT_TRUE(gc_.Reconcile({}).ok());
   EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
@@ -97,8 +99,8 @@ TEST_F(GarbageCollectionTest, ANodeClaimWhoseNodeIsStillReadyIsKeptWhateverTheCl
 }
 
 // EC2 is eventually consistent: an instance launched seconds ago may be missing from
-// DescribeInstances. A claim that has not registered is the registration timeout's to judge.
-TEST_F(GarbageCollectionTest, ALaunchedNodeClaimNotYetRegisteredIsNotDeletedOnAMissedRead) {
+// DescribeInstances. A claim is judged by the cloud's List only 10 s after its launch.
+TEST_F(GarbageCollectionTest, ALaunchOfSecondsAgoThatTheCloudDoesNotListYetIsKept) {
   world_.MustCreate(Claim("default-abcde"));
   NodeClaimLifecycle lifecycle(world_.clock, world_.cluster, world_.cloud, world_.recorder);
   ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
@@ -106,9 +108,15 @@ TEST_F(GarbageCollectionTest, ALaunchedNodeClaimNotYetRegisteredIsNotDeletedOnAM
   ASSERT_TRUE(c.IsTrue(kConditionLaunched));
   ASSERT_TRUE(world_.cloud.Fail(c.status.provider_id).ok());
 
+  world_.clock.Step(seconds(5));
   ASSERT_TRUE(gc_.Reconcile({}).ok());
   EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
-  EXPECT_THAT(world_.recorder.OfType("NodeClaimGarbageCollected"), SizeIs(0));
+
+  // Still missing 10 s after the launch: it is gone, and so is the claim, registered or not.
+  world_.clock.Step(seconds(6));
+  ASSERT_TRUE(gc_.Reconcile({}).ok());
+  EXPECT_TRUE(world_.MustGet<api::NodeClaim>("", "default-abcde").metadata.deletion_timestamp);
+  EXPECT_THAT(world_.recorder.OfType("NodeClaimGarbageCollected"), SizeIs(1));
 }
 
 }  // namespace
