@@ -139,7 +139,12 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   out->tagging_controller_ = std::make_unique<aws::NodeClaimTaggingController>(
       cluster, *out->session_, out->identity_.name);
 
-  if (!options.interruption_queue.empty()) {
+  out->dry_run_ = options.dry_run;
+  if (!options.interruption_queue.empty() && options.dry_run) {
+    warnings->push_back("dry run: the interruption queue " + options.interruption_queue +
+                        " is not read (reading deletes its messages, which another autoscaler "
+                        "may need)");
+  } else if (!options.interruption_queue.empty()) {
     out->sqs_ = std::make_unique<aws::SqsClient>(&out->session_->sqs());
     aws::SqsInterruptionQueueOptions queue_options;
     queue_options.queue_name = options.interruption_queue;

@@ -4,8 +4,9 @@
 // SDKs resolve it; credentials from the SDKs' chain), the instance-type catalog (built in for
 // that region, or the --catalog file), the cluster identity the instances' user data carries
 // (DiscoverClusterIdentity), the AwsCloudProvider, the provider's own controllers (EC2NodeClass
-// status, NodeClaim tagging; the operator registers them with the others), and — when INTERRUPTION_QUEUE is set — the SQS
-// interruption queue, whose URL must resolve. Any failure is one error a person can act on;
+// status, NodeClaim tagging; the operator registers them with the others), and — when
+// INTERRUPTION_QUEUE is set, outside shadow mode (reading a queue deletes its messages) — the
+// SQS interruption queue, whose URL must resolve. Any failure is one error a person can act on;
 // the operator logs it and exits.
 //
 // Owns everything it builds; the provider and the queue are used on the runtime thread, the
@@ -58,8 +59,10 @@ class AwsCloud {
   aws::AwsCloudProvider& provider() { return *provider_; }
   const cloud::Catalog& catalog() const { return catalog_; }
   const aws::ClusterIdentity& identity() const { return identity_; }
-  // The provider's own controllers, beside the core ones.
+  // The provider's own controllers, beside the core ones. In shadow mode (DRY_RUN) not the
+  // tagging controller: it writes to EC2.
   std::vector<runtime::Controller*> controllers() {
+    if (dry_run_) return {status_controller_.get()};
     return {status_controller_.get(), tagging_controller_.get()};
   }
   // Null without INTERRUPTION_QUEUE.
@@ -76,6 +79,7 @@ class AwsCloud {
   std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;
   std::unique_ptr<aws::SqsClient> sqs_;
   std::unique_ptr<aws::SqsInterruptionQueue> queue_;
+  bool dry_run_ = false;
 };
 
 }  // namespace nodesmith::op

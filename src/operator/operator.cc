@@ -20,6 +20,7 @@
 #include "metrics/exposition.h"
 #include "operator/operator_metrics.h"
 #include "operator/operator_recorder.h"
+#include "operator/shadow_cloud.h"
 #include "operator/shadow_cluster.h"
 #include "runtime/threaded_runtime.h"
 
@@ -235,6 +236,7 @@ int Operator::Run() {
   // The cloud.
   std::unique_ptr<cloud::kwok::KwokCloudProvider> kwok_cloud;
   std::unique_ptr<AwsCloud> aws_cloud;
+  std::unique_ptr<ShadowCloud> shadow_cloud;
   cloud::CloudProvider* cloud = nullptr;
   cloud::InterruptionQueue* interruption_queue = nullptr;
   cloud::UnavailableOfferingsSink* unavailable_offerings = nullptr;
@@ -253,6 +255,18 @@ int Operator::Run() {
     if (auto* queue = aws_cloud->interruption_queue()) {
       interruption_queue = queue;
       unavailable_offerings = &aws_cloud->provider();
+    }
+    if (options_.dry_run) {
+      // Shadow mode launches and terminates nothing: EC2 is called directly, not through the
+      // ShadowCluster, so its writes are absorbed here.
+      ShadowCloudOptions shadow_options;
+      shadow_options.region = catalog->region;
+      shadow_options.on_write = [this](const std::string& verb, const api::NodeClaim& c) {
+        Log(LogSeverity::kInfo, "dry run: would " + verb + " an instance",
+            {{"NodeClaim", {{"name", c.metadata.name}}}, {"provider-id", c.status.provider_id}});
+      };
+      shadow_cloud = std::make_unique<ShadowCloud>(*cloud, *api, shadow_options);
+      cloud = shadow_cloud.get();
     }
     const aws::ClusterIdentity& id = aws_cloud->identity();
     Log(LogSeverity::kInfo, "discovered the cluster the nodes join",

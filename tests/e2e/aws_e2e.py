@@ -18,6 +18,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 import unittest
 import urllib.request
 
@@ -331,6 +332,32 @@ class AwsWalkthroughTest(unittest.TestCase):
         wait_for(lambda: not kubelets.instances(("pending", "running", "stopping", "shutting-down"))
                  or None, 30, "the instance terminated")
         self.assertEqual([n for n in ENV.items("nodes") if n["metadata"]["name"] == node_name], [])
+        self.assertEqual(c.terminate(), 0)
+
+    def test_shadow_mode_decides_a_launch_and_sends_ec2_nothing(self):
+        ENV.apply(converted_seed())
+        ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
+                    json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+        env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
+        env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "DRY_RUN": "true",
+                    "AWS_EC2_METADATA_DISABLED": "true"})
+        self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
+        c = self.controller
+        c.wait_for_log("starting controllers", timeout=90)
+        ENV.apply(json.dumps({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "inflate"},
+            "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "inflate"}},
+                     "template": {"metadata": {"labels": {"app": "inflate"}}, "spec": {"containers": [
+                         {"name": "pause", "image": "registry.k8s.io/pause:3.9",
+                          "resources": {"requests": {"cpu": "1"}}}]}}}}), self.ns)
+        would = c.wait_for_log("dry run: would launch an instance", timeout=90)
+        self.assertRegex(would["provider-id"], r"^aws:///us-west-2[ab]/shadow-")
+        time.sleep(3)
+        self.assertEqual(Kubelets(self.ec2).instances(("pending", "running")), [], "an instance was launched")
+        self.assertEqual(self.ec2.describe_launch_templates()["LaunchTemplates"], [])
+        self.assertEqual(ENV.items("nodeclaims"), [], "a NodeClaim reached the API server")
+        nc = ENV.get_json("ec2nodeclass", "default")
+        self.assertNotIn("conditions", nc.get("status", {}), "shadow mode wrote the class's status")
         self.assertEqual(c.terminate(), 0)
 
     def test_an_endpoint_that_cannot_be_reached_is_a_log_line_naming_the_class_and_the_call(self):
