@@ -68,7 +68,11 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
   plan.request.total_target_capacity = 1;
   plan.request.tags = input.tags;
   std::set<std::string> types;
+  // One config per template, in the order of their cheapest override: EC2 weighs every override
+  // of the request whatever its place, but a peer that takes the first (moto) then launches the
+  // cheapest too, and the request does not depend on how the templates' names hash.
   std::map<std::string, FleetLaunchTemplateConfig> configs;  // by template name
+  std::vector<std::string> config_order;
   for (const cloud::LaunchChoice& c : launchable) {  // cheapest first
     if (c.offering->capacity_type != plan.request.capacity_type) continue;
     if (types.count(c.type->name) == 0) {
@@ -76,13 +80,14 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
       types.insert(c.type->name);
     }
     const std::string& lt = input.launch_templates.at(arch_of(*c.type));
+    if (configs.count(lt) == 0) config_order.push_back(lt);
     FleetLaunchTemplateConfig& config = configs[lt];
     config.launch_template_name = lt;
     config.overrides.push_back({c.type->name, subnet_of_zone[c.offering->zone]->id,
                                 c.offering->zone, "", c.offering->price});
     plan.offering_of[{c.type->name, c.offering->zone}] = c;
   }
-  for (auto& [name, config] : configs) plan.request.configs.push_back(std::move(config));
+  for (const std::string& name : config_order) plan.request.configs.push_back(std::move(configs[name]));
   return plan;
 }
 

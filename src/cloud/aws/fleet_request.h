@@ -5,10 +5,10 @@
 // allows it and some compatible spot offering is available, else on-demand; the overrides are
 // every compatible available offering of that capacity type in a zone the class has a subnet in,
 // the 60 cheapest instance types at most, one launch template per architecture, the offering's
-// price as its priority. InterpretFleet takes the first instance; an answer without one is
-// insufficient capacity when every error is a capacity error (the offerings tried are returned
-// so the caller can mark them unavailable for 3 minutes), a launch failure naming the first
-// error otherwise. Pure functions.
+// price as its priority, the template of the cheapest override first. InterpretFleet takes the
+// first instance; an answer without one is insufficient capacity when every error is a capacity
+// error (the offerings tried are returned so the caller can mark them unavailable for 3
+// minutes), a launch failure naming the first error otherwise. Pure functions.
 #pragma once
 
 #include <map>

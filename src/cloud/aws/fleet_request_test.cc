@@ -40,6 +40,21 @@ FleetPlanInput Input(const api::NodeClaim* claim) {
   return in;
 }
 
+// Graviton's c6g is cheaper than c5: the arm64 template's config comes first, although the
+// amd64 template's name sorts first.
+TEST(FleetRequestTest, TheTemplateOfTheCheapestOfferingComesFirst) {
+  api::NodeClaim claim = Claim({{"karpenter.sh/capacity-type", "In", {"spot"}, std::nullopt},
+                                {"karpenter.k8s.aws/instance-family", "In", {"c5", "c6g"}, std::nullopt}});
+  auto plan = PlanFleet(Input(&claim));
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->request.configs.size(), 2u);
+  EXPECT_EQ(plan->request.configs[0].launch_template_name, "karpenter.k8s.aws/2");
+  EXPECT_EQ(plan->request.configs[0].overrides[0].instance_type.rfind("c6g.", 0), 0u)
+      << plan->request.configs[0].overrides[0].instance_type;
+  EXPECT_LE(*plan->request.configs[0].overrides[0].priority,
+            *plan->request.configs[1].overrides[0].priority);
+}
+
 TEST(FleetRequestTest, ASpotCapableClaimIsASpotFleetOverTheCheapestTypesInZonesWithSubnets) {
   api::NodeClaim claim = Claim({{"karpenter.sh/capacity-type", "In", {"spot", "on-demand"}, std::nullopt},
                                 {"karpenter.k8s.aws/instance-family", "In", {"m5", "c5"}, std::nullopt}});
