@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "cloud/aws/nodeclass_selectors.h"
 #include "cloud/aws_catalog.h"
 #include "cloud/ec2_instance_type.h"
 #include "scheduling/well_known_labels.h"
@@ -34,9 +35,8 @@ std::string LowerKebab(std::string_view s) {
 // AWSToKubeArchitectures: the first architecture Kubernetes has a name for.
 std::string KubeArchitecture(pugi::xml_node processor) {
   for (pugi::xml_node a : processor.child("supportedArchitectures").children("item")) {
-    const std::string_view v = a.text().as_string();
-    if (v == "x86_64") return scheduling::kArchitectureAmd64;
-    if (v == "arm64") return scheduling::kArchitectureArm64;
+    std::string arch = KubernetesArchOf(a.text().as_string());
+    if (!arch.empty()) return arch;
   }
   return "";
 }

@@ -5,6 +5,8 @@
 #include <set>
 #include <tuple>
 
+#include "scheduling/well_known_labels.h"
+
 namespace nodesmith::aws {
 
 namespace {
@@ -161,8 +163,8 @@ std::vector<ResolvedImage> NewestImages(std::vector<ResolvedImage> images) {
 }
 
 std::string KubernetesArchOf(const std::string& ec2_architecture) {
-  if (ec2_architecture == "arm64") return "arm64";
-  if (ec2_architecture == "x86_64") return "amd64";
+  if (ec2_architecture == "arm64") return scheduling::kArchitectureArm64;
+  if (ec2_architecture == "x86_64") return scheduling::kArchitectureAmd64;
   return "";
 }
 
