@@ -27,7 +27,10 @@ inline constexpr const char* kTerminationFinalizer = "karpenter.sh/termination";
 inline constexpr const char* kDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
 inline constexpr const char* kNodePoolHashAnnotation = "karpenter.sh/nodepool-hash";
 inline constexpr const char* kNodePoolHashVersionAnnotation = "karpenter.sh/nodepool-hash-version";
-inline constexpr const char* kNodePoolHashVersion = "v3";
+// nodesmith's own hash scheme, named apart from Karpenter's ("v1" ... "v3"): the hashes differ,
+// so a NodePool or NodeClaim Karpenter stamped reads as another version and is re-stamped, not
+// taken for drift (and Karpenter, should a user go back, does the same with nodesmith's).
+inline constexpr const char* kNodePoolHashVersion = "nodesmith-v1";
 
 inline constexpr const char* kConditionLaunched = "Launched";
 inline constexpr const char* kConditionRegistered = "Registered";

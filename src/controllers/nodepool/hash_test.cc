@@ -77,6 +77,24 @@ TEST_F(NodePoolHashTest, NodeClaimsOfAnotherHashVersionAreMovedToThisOne) {
   EXPECT_EQ(Annotations("other-old").at(kNodePoolHashVersionAnnotation), "v2") << "another pool's";
 }
 
+TEST_F(NodePoolHashTest, ACLusterKarpenterStampedIsNotTakenForDrift) {
+  // Karpenter v1 stamps hash version "v3" with hashes of its own algorithm. nodesmith hashes
+  // differently, so it must not claim that version: reading Karpenter's stamps as its own would
+  // find every node drifted the moment a user switches.
+  EXPECT_NE(std::string(kNodePoolHashVersion), "v3");
+  api::NodePool p = Pool();
+  p.metadata.annotations[kNodePoolHashAnnotation] = "6103076166144412431";
+  p.metadata.annotations[kNodePoolHashVersionAnnotation] = "v3";
+  ASSERT_TRUE(world_.cluster.Update(p).ok());
+  Claim("default-karpenter", "v3", "6103076166144412431");
+
+  p = Reconciled();
+  EXPECT_EQ(Annotations("default-karpenter").at(kNodePoolHashAnnotation),
+            p.metadata.annotations.at(kNodePoolHashAnnotation));
+  EXPECT_EQ(Annotations("default-karpenter").at(kNodePoolHashVersionAnnotation),
+            kNodePoolHashVersion);
+}
+
 TEST_F(NodePoolHashTest, NodeClaimsAreLeftAloneOnceTheNodePoolIsOnThisVersion) {
   Reconciled();
   Claim("default-old", "v2");
