@@ -9,6 +9,11 @@ serves, on loopback, what the AWS provider's tests need and moto lacks (shared/d
         puts a parameter moto refuses through PutParameter: /aws/service/... (the EKS,
         Bottlerocket and Windows AMI aliases). Gone after /moto-api/reset, like any state.
 
+It also corrects one shortfall of moto's EC2 Fleet: an instant fleet's instances take the
+security groups of their launch template (LaunchTemplateData SecurityGroupIds, or the first
+network interface's Groups), as EC2's do, instead of the VPC's default group (moto reads only a
+GroupSet key that launch templates do not have). Security-group drift is judged from them.
+
 Runs until killed. moto's own state and reset stay moto's; this process only adds to them.
 """
 import json
@@ -68,7 +73,26 @@ class Control(BaseHTTPRequestHandler):
         sys.stderr.write("control: " + (fmt % args) + "\n")
 
 
+def give_fleets_their_templates_security_groups():
+    from moto.ec2.models import launch_templates
+
+    original = launch_templates.LaunchTemplateVersion.__init__
+
+    def init(self, template, number, data, description):
+        original(self, template, number, data, description)
+        if isinstance(self.data, dict) and not self.data.get("GroupSet"):
+            groups = self.data.get("SecurityGroupIds") or []
+            if not groups:
+                interfaces = self.data.get("NetworkInterfaces") or [{}]
+                groups = interfaces[0].get("Groups") or []
+            if groups:
+                self.data["GroupSet"] = list(groups)
+
+    launch_templates.LaunchTemplateVersion.__init__ = init
+
+
 def main():
+    give_fleets_their_templates_security_groups()
     port, control_port = int(sys.argv[1]), int(sys.argv[2])
     ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=True).start()
     ThreadingHTTPServer(("127.0.0.1", control_port), Control).serve_forever()

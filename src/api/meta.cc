@@ -16,4 +16,12 @@ std::string SourceRef::Describe() const {
   return out;
 }
 
+bool SetAnnotation(ObjectMeta& meta, const std::string& key, const std::string& value) {
+  auto [it, added] = meta.annotations.try_emplace(key, value);
+  if (added) return true;
+  if (it->second == value) return false;
+  it->second = value;
+  return true;
+}
+
 }  // namespace nodesmith::api

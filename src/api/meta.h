@@ -40,6 +40,9 @@ struct ObjectMeta {
   std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
 };
 
+// Sets annotation `key` to `value`; true when that changed the object.
+bool SetAnnotation(ObjectMeta& meta, const std::string& key, const std::string& value);
+
 // A status condition (metav1.Condition / NodeCondition / PodCondition share these fields).
 struct Condition {
   std::string type;

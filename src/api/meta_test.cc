@@ -28,5 +28,13 @@ TEST(ObjectMeta, KeyIncludesTheNamespaceWhenThereIsOne) {
   EXPECT_EQ(m.Key(), "default/web-0");
 }
 
+TEST(ObjectMeta, SetAnnotationSaysWhetherItChangedTheObject) {
+  ObjectMeta m;
+  EXPECT_TRUE(SetAnnotation(m, "k", "a"));
+  EXPECT_FALSE(SetAnnotation(m, "k", "a"));
+  EXPECT_TRUE(SetAnnotation(m, "k", "b"));
+  EXPECT_EQ(m.annotations.at("k"), "b");
+}
+
 }  // namespace
 }  // namespace nodesmith::api

@@ -136,6 +136,8 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
       std::min(options.ami_refresh_interval, options.subnet_refresh_interval);
   out->status_controller_ =
       std::make_unique<aws::NodeClassStatusController>(cluster, *out->provider_, status_options);
+  out->hash_controller_ =
+      std::make_unique<aws::NodeClassHashController>(cluster, out->identity_.ca_bundle_base64);
   out->tagging_controller_ = std::make_unique<aws::NodeClaimTaggingController>(
       cluster, *out->session_, out->identity_.name);
 

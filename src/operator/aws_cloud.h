@@ -21,6 +21,7 @@
 #include "cloud/aws/aws_cloud_provider.h"
 #include "cloud/aws/aws_session.h"
 #include "cloud/aws/nodeclaim_tagging_controller.h"
+#include "cloud/aws/nodeclass_hash.h"
 #include "cloud/aws/nodeclass_status_controller.h"
 #include "cloud/aws/sqs_client.h"
 #include "cloud/aws/sqs_interruption_queue.h"
@@ -62,8 +63,8 @@ class AwsCloud {
   // The provider's own controllers, beside the core ones. In shadow mode (DRY_RUN) not the
   // tagging controller: it writes to EC2.
   std::vector<runtime::Controller*> controllers() {
-    if (dry_run_) return {status_controller_.get()};
-    return {status_controller_.get(), tagging_controller_.get()};
+    if (dry_run_) return {status_controller_.get(), hash_controller_.get()};
+    return {status_controller_.get(), hash_controller_.get(), tagging_controller_.get()};
   }
   // Null without INTERRUPTION_QUEUE.
   aws::SqsInterruptionQueue* interruption_queue() { return queue_.get(); }
@@ -76,6 +77,7 @@ class AwsCloud {
   aws::ClusterIdentity identity_;
   std::unique_ptr<aws::AwsCloudProvider> provider_;
   std::unique_ptr<aws::NodeClassStatusController> status_controller_;
+  std::unique_ptr<aws::NodeClassHashController> hash_controller_;
   std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;
   std::unique_ptr<aws::SqsClient> sqs_;
   std::unique_ptr<aws::SqsInterruptionQueue> queue_;

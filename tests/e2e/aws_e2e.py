@@ -325,6 +325,14 @@ class AwsWalkthroughTest(unittest.TestCase):
             self.assertEqual(conds.get(kind), "True", kind)
         self.assertEqual(claim["status"]["nodeName"], node_name)
         self.assertEqual(claim["status"]["imageID"], self.image[arch])
+        # It was launched from the class as it is now: the same hash stamp, and no drift (the
+        # amiSelectorTerms change above is judged by the AMI it resolves to, not by the hash).
+        nc = ENV.get_json("ec2nodeclass", "default")
+        for key in ("karpenter.k8s.aws/ec2nodeclass-hash", "karpenter.k8s.aws/ec2nodeclass-hash-version"):
+            self.assertIn(key, nc["metadata"]["annotations"])
+            self.assertEqual(claim["metadata"]["annotations"].get(key), nc["metadata"]["annotations"][key], key)
+        self.assertNotIn("Drifted", conds)
+        self.assertEqual([g["GroupName"] for g in instance.get("SecurityGroups", [])], ["nodes"])
 
         # The Deployment goes; the empty node is removed after 30 s and its instance terminated.
         ENV.kubectl("delete", "deployment/inflate", "-n", self.ns)

@@ -1,5 +1,8 @@
 #include "cloud/aws/aws_cloud_provider.h"
 
+#include "api/hash_stamp.h"
+#include "cloud/aws/nodeclass_hash.h"
+
 #include <algorithm>
 
 #include "api/conditions.h"
@@ -232,6 +235,9 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
       launched.status.image_id = image.id;
       break;
     }
+  // What it was launched from, for NodeClassDrift.
+  api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp,
+                    EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64));
   return launched;
 }
 
@@ -289,10 +295,7 @@ core::Result<api::NodeClaim> AwsCloudProvider::Get(const std::string& provider_i
 
 std::vector<api::NodeClaim> AwsCloudProvider::List() const {
   std::vector<api::NodeClaim> out;
-  auto instances = session_.ec2().DescribeInstances(
-      {{"tag-key", {s::kLabelNodePool}},
-       {std::string("tag:") + kTagEksClusterName, {options_.cluster.name}},
-       {"instance-state-name", kLiveStates}});
+  auto instances = DescribeOwnInstances();
   if (!instances.ok()) return out;  // the interface has no error; GC tries again next round
   for (const Instance& i : *instances)
     if (i.state != "shutting-down" && i.state != "terminated") out.push_back(FromInstance(i));
@@ -340,14 +343,58 @@ void AwsCloudProvider::MarkOfferingUnavailable(const cloud::UnavailableOffering&
 }
 
 cloud::DriftReason AwsCloudProvider::IsDrifted(const api::NodeClaim& node_claim) const {
-  if (node_claim.status.image_id.empty() || !options_.node_classes) return {};
+  if (!options_.node_classes) return {};
   auto node_class = options_.node_classes(node_claim.spec.node_class_ref.name);
   if (!node_class.ok()) return {};
+  // The class's stamp, not a hash computed here: the hash controller writes it, and both
+  // stamps must be of the same version to compare.
+  if (api::HashStampsDiffer(node_class->metadata, node_claim.metadata, kEC2NodeClassHashStamp))
+    return {"NodeClassDrift"};
   auto resolved = Resolve(*node_class);
-  if (!resolved.ok() || (*resolved)->images.empty()) return {};
-  for (const ResolvedImage& image : (*resolved)->images)
-    if (image.id == node_claim.status.image_id) return {};
-  return {"AMIDrift"};
+  if (!resolved.ok()) return {};
+  const ResolvedNodeClass& rc = **resolved;
+  if (!node_claim.status.image_id.empty() && !rc.images.empty()) {
+    bool current = false;
+    for (const ResolvedImage& image : rc.images) current = current || image.id == node_claim.status.image_id;
+    if (!current) return {"AMIDrift"};
+  }
+  const Instance* instance = CachedInstance(InstanceIdOf(node_claim.status.provider_id));
+  if (instance == nullptr) return {};
+  // An instance in a VPC always has a security group; none listed means the answer did not
+  // say, which is no evidence of drift.
+  if (!rc.security_groups.empty() && !instance->security_group_ids.empty()) {
+    std::set<std::string> want, have(instance->security_group_ids.begin(),
+                                     instance->security_group_ids.end());
+    for (const SecurityGroup& g : rc.security_groups) want.insert(g.id);
+    if (want != have) return {"SecurityGroupDrift"};
+  }
+  if (!rc.subnets.empty() && !instance->subnet_id.empty()) {
+    bool found = false;
+    for (const Subnet& subnet : rc.subnets) found = found || subnet.id == instance->subnet_id;
+    if (!found) return {"SubnetDrift"};
+  }
+  return {};
+}
+
+const Instance* AwsCloudProvider::CachedInstance(const std::string& id) const {
+  if (id.empty()) return nullptr;
+  const core::Time now = clock_.Now();
+  if (!instances_at_ || now - *instances_at_ >= options_.resolution_ttl) {
+    auto listed = DescribeOwnInstances();
+    if (!listed.ok()) return nullptr;
+    instances_.clear();
+    for (Instance& i : *listed) instances_[i.id] = std::move(i);
+    instances_at_ = now;
+  }
+  auto it = instances_.find(id);
+  return it == instances_.end() ? nullptr : &it->second;
+}
+
+core::Result<std::vector<Instance>> AwsCloudProvider::DescribeOwnInstances() const {
+  return session_.ec2().DescribeInstances(
+      {{"tag-key", {s::kLabelNodePool}},
+       {std::string("tag:") + kTagEksClusterName, {options_.cluster.name}},
+       {"instance-state-name", kLiveStates}});
 }
 
 }  // namespace nodesmith::aws

@@ -7,13 +7,18 @@
 //            groups, block devices, metadata options, tags) and creates it unless it exists,
 //            launches one instant fleet over every compatible available offering
 //            (fleet_request.h), and marks offerings a capacity error names unavailable for
-//            3 minutes. The NodeClaim comes back with providerID aws:///<zone>/<instance id>.
+//            3 minutes. The NodeClaim comes back with providerID aws:///<zone>/<instance id>
+//            and the class's hash stamp.
 //   Delete   terminates the instance; NotFound once EC2 no longer knows it or it is terminated.
 //   Get/List DescribeInstances by id, or by this cluster's and nodesmith's tags, in any state
 //            but terminated.
 //   GetInstanceTypes  the catalog's types, offerings in zones without one of the class's
 //            subnets or in an insufficient-capacity window marked unavailable.
-//   IsDrifted AMIDrift when the instance's image is no longer one the class resolves to.
+//   IsDrifted as Karpenter's, the first that applies: NodeClassDrift (the class's hash stamp,
+//            nodeclass_hash.h, differs from the one the NodeClaim was launched with), AMIDrift
+//            (its image is no longer one the class resolves to), SecurityGroupDrift (its
+//            security groups are not the class's), SubnetDrift (its subnet is not one of the
+//            class's).
 // It is also the UnavailableOfferingsSink the interruption controller reports spot
 // interruptions to, so the same 3-minute windows serve launches and interruptions.
 // Calls AWS synchronously; not thread-safe (called on the runtime's thread, as the controllers).
@@ -21,6 +26,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <set>
 #include <string>
@@ -87,6 +93,11 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   };
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
   api::NodeClaim FromInstance(const Instance& instance) const;
+  // This cluster's instances (nodesmith's tags), in any state but terminated.
+  core::Result<std::vector<Instance>> DescribeOwnInstances() const;
+  // The instance as the last listing (at most `resolution_ttl` old) saw it: one
+  // DescribeInstances a minute for all drift checks, not one per NodeClaim. Null when unknown.
+  const Instance* CachedInstance(const std::string& id) const;
   const cloud::InstanceType* FindType(const std::string& name) const;
 
   AwsSession& session_;
@@ -96,6 +107,8 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   std::unique_ptr<NodeClassResolver> resolver_;
   mutable std::map<std::string, Resolution> resolutions_;  // by EC2NodeClass name
   std::set<std::string> launch_templates_;                  // names known to exist
+  mutable std::map<std::string, Instance> instances_;       // by id: CachedInstance's
+  mutable std::optional<core::Time> instances_at_;
   cloud::sim::UnavailableOfferings unavailable_;
 };
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "aws_cloud_provider_fixture.h"
+#include "cloud/aws/nodeclass_hash.h"
 #include "scheduling/well_known_labels.h"
 
 namespace nodesmith::aws {
@@ -98,6 +99,68 @@ TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
   PutMotoParameter(nodesmith::testing::kAl2023X86Alias, newer);
   node_class_.metadata.generation = 2;  // a changed class is resolved again at once
   EXPECT_EQ(provider_->IsDrifted(*launched).reason, "AMIDrift");
+}
+
+TEST_F(AwsCloudProviderMotoTest, ANodeClaimCarriesTheClassHashAndDriftsWhenTheClassChanges) {
+  SetHashStamp(node_class_.metadata, kEC2NodeClassHashStamp,
+               EC2NodeClassHash(node_class_, "Y2E="));
+  auto launched = provider_->Create(Claim("default-h"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  EXPECT_EQ(launched->metadata.annotations.at(kEC2NodeClassHashAnnotation),
+            node_class_.metadata.annotations.at(kEC2NodeClassHashAnnotation));
+  EXPECT_EQ(launched->metadata.annotations.at(kEC2NodeClassHashVersionAnnotation),
+            kEC2NodeClassHashVersion);
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "");
+
+  node_class_.user_data = "echo hello";
+  node_class_.metadata.generation = 2;
+  SetHashStamp(node_class_.metadata, kEC2NodeClassHashStamp,
+               EC2NodeClassHash(node_class_, "Y2E="));
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "NodeClassDrift");
+
+  // A class stamped by another scheme (Karpenter's) says nothing about this NodeClaim.
+  node_class_.metadata.annotations[kEC2NodeClassHashVersionAnnotation] = "v6";
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "");
+}
+
+TEST_F(AwsCloudProviderMotoTest, AnInstanceOutsideTheClassesSubnetsIsSubnetDrifted) {
+  auto launched = provider_->Create(Claim("default-s"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  const std::string zone = launched->metadata.labels.at("topology.kubernetes.io/zone");
+  auto subnets = session_->ec2().DescribeSubnets({{"tag:karpenter.sh/discovery", {"demo"}}}, {});
+  ASSERT_TRUE(subnets.ok() && subnets->size() == 2);
+  api::SelectorTerm other;
+  for (const Subnet& s : *subnets)
+    if (s.zone != zone) other.id = s.id;
+  node_class_.subnet_selector_terms = {other};
+  node_class_.metadata.generation = 2;
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "SubnetDrift");
+}
+
+TEST_F(AwsCloudProviderMotoTest, AnInstanceWithoutTheClassesSecurityGroupsIsDrifted) {
+  auto launched = provider_->Create(Claim("default-g"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  // moto's fleet instances list no security groups: no evidence, no drift.
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "");
+
+  auto groups = session_->ec2().DescribeSecurityGroups({{"group-name", {"nodes"}}});
+  ASSERT_TRUE(groups.ok() && groups->size() == 1);
+  const std::string id = AwsCloudProvider::InstanceIdOf(launched->status.provider_id);
+  ASSERT_TRUE(session_->ec2_query()
+                  .Call("ModifyInstanceAttribute",
+                        QueryParams().Add("InstanceId", id).Add("GroupId.1", (*groups)[0].id))
+                  .ok());
+  auto extra = session_->ec2_query().Call(
+      "CreateSecurityGroup", QueryParams()
+                                 .Add("GroupName", "extra")
+                                 .Add("GroupDescription", "added later")
+                                 .Add("VpcId", (*groups)[0].vpc_id));
+  ASSERT_TRUE(extra.ok()) << extra.status().message();
+  ASSERT_TRUE(session_->ec2()
+                  .CreateTags({ChildText(extra->root, "groupId")}, {{"karpenter.sh/discovery", "demo"}})
+                  .ok());
+  node_class_.metadata.generation = 2;
+  EXPECT_EQ(provider_->IsDrifted(*launched).reason, "SecurityGroupDrift");
 }
 
 }  // namespace

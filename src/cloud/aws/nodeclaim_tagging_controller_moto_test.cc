@@ -66,7 +66,9 @@ TEST_F(NodeClaimTaggingControllerMotoTest, ANodeClaimWhoseNodeHasNotJoinedIsLeft
   const api::NodeClaim c = Launched("default-tag2", "");
   ASSERT_TRUE(controller_->Reconcile({"", "default-tag2"}).ok());
   EXPECT_EQ(InstanceTags(c).count("Name"), 0u);
-  EXPECT_TRUE(cluster_.Get<api::NodeClaim>("", "default-tag2")->metadata.annotations.empty());
+  const auto annotations = cluster_.Get<api::NodeClaim>("", "default-tag2")->metadata.annotations;
+  EXPECT_EQ(annotations.count(kAnnotationInstanceTagged), 0u);
+  EXPECT_EQ(annotations.count(kAnnotationClusterNameTagged), 0u);
 }
 
 TEST_F(NodeClaimTaggingControllerMotoTest, AnInstanceThatIsGoneIsNoError) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/field_hasher.h"
 #include "scheduling/requirements.h"
 #include "scheduling/taints.h"
 
@@ -62,30 +63,9 @@ std::string InstanceIdOf(std::string_view provider_id) {
   return std::string(slash == std::string_view::npos ? provider_id : provider_id.substr(slash + 1));
 }
 
-namespace {
-
-// FNV-1a over a canonical text; stable across runs and platforms.
-class Hasher {
- public:
-  void Add(std::string_view s) {
-    for (unsigned char c : s) {
-      h_ ^= c;
-      h_ *= 1099511628211ULL;
-    }
-    h_ ^= 0xff;  // field separator, so ("ab","c") and ("a","bc") differ
-    h_ *= 1099511628211ULL;
-  }
-  uint64_t value() const { return h_; }
-
- private:
-  uint64_t h_ = 1469598103934665603ULL;
-};
-
-}  // namespace
-
 std::string NodePoolHash(const api::NodePool& pool) {
   const auto& t = pool.template_;
-  Hasher h;
+  core::FieldHasher h;
   h.Add("labels");
   for (const auto& [k, v] : t.labels) { h.Add(k); h.Add(v); }
   h.Add("annotations");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/conditions.h"
+#include "api/hash_stamp.h"
 #include "api/meta.h"
 #include "api/node.h"
 #include "api/node_status.h"
@@ -31,6 +32,9 @@ inline constexpr const char* kNodePoolHashVersionAnnotation = "karpenter.sh/node
 // so a NodePool or NodeClaim Karpenter stamped reads as another version and is re-stamped, not
 // taken for drift (and Karpenter, should a user go back, does the same with nodesmith's).
 inline constexpr const char* kNodePoolHashVersion = "nodesmith-v1";
+inline constexpr api::HashStamp kNodePoolHashStamp{kNodePoolHashAnnotation,
+                                                   kNodePoolHashVersionAnnotation,
+                                                   kNodePoolHashVersion};
 
 inline constexpr const char* kConditionLaunched = "Launched";
 inline constexpr const char* kConditionRegistered = "Registered";

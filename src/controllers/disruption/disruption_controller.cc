@@ -16,6 +16,7 @@
 #include "controllers/disruption/multi_node_consolidation.h"
 #include "controllers/disruption/orchestration_queue.h"
 #include "controllers/disruption/single_node_consolidation.h"
+#include "core/field_hasher.h"
 
 namespace nodesmith::controllers {
 namespace {
@@ -55,11 +56,8 @@ std::string DisruptionController::Name() const { return kDisruptionName; }
 
 uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& candidates) const {
   // FNV-1a over the names, versions and pods that consolidation reads.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const std::string& s) {
-    for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-  };
+  core::FieldHasher hasher;
+  auto mix = [&hasher](const std::string& s) { hasher.Add(s); };
   for (const auto& c : candidates) {
     mix(c.name());
     mix(c.node.metadata.resource_version);
@@ -98,7 +96,7 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
     const auto& pod = std::get<api::Pod>(o);
     if (pod.spec.node_name.empty()) mix(pod.metadata.name);
   });
-  return h;
+  return hasher.value();
 }
 
 core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged) {

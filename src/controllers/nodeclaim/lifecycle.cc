@@ -137,6 +137,8 @@ core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Launch(api::NodeClaim
 
   const api::NodeClaim& out = *launched;
   for (const auto& [k, v] : out.metadata.labels) claim.metadata.labels[k] = v;
+  // What the cloud stamps (the AWS provider: the EC2NodeClass hash it launched from).
+  for (const auto& [k, v] : out.metadata.annotations) claim.metadata.annotations[k] = v;
   claim.status.provider_id = out.status.provider_id;
   claim.status.capacity = out.status.capacity;
   claim.status.allocatable = out.status.allocatable;

@@ -72,6 +72,40 @@ TEST_F(LifecycleTest, LaunchRecordsTheInstanceOnTheNodeClaim) {
   EXPECT_THAT(world_.cloud.List(), SizeIs(1));
 }
 
+// A cloud that stamps what it launched from on the NodeClaim it returns, as the AWS provider
+// stamps the EC2NodeClass hash.
+class StampingCloud : public cloud::CloudProvider {
+ public:
+  explicit StampingCloud(cloud::CloudProvider& inner) : inner_(inner) {}
+  core::Result<api::NodeClaim> Create(const api::NodeClaim& c) override {
+    auto out = inner_.Create(c);
+    if (out.ok()) out->metadata.annotations["example.com/launched-from"] = "hash-1";
+    return out;
+  }
+  core::Status Delete(const api::NodeClaim& c) override { return inner_.Delete(c); }
+  core::Result<api::NodeClaim> Get(const std::string& id) const override { return inner_.Get(id); }
+  std::vector<api::NodeClaim> List() const override { return inner_.List(); }
+  core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& p) const override {
+    return inner_.GetInstanceTypes(p);
+  }
+  cloud::DriftReason IsDrifted(const api::NodeClaim& c) const override { return inner_.IsDrifted(c); }
+  std::string Name() const override { return inner_.Name(); }
+
+ private:
+  cloud::CloudProvider& inner_;
+};
+
+TEST_F(LifecycleTest, LaunchKeepsTheAnnotationsTheCloudStamps) {
+  api::NodeClaim claim = Claim();
+  claim.metadata.annotations["team"] = "web";
+  world_.MustCreate(claim);
+  StampingCloud cloud(world_.cloud);
+  NodeClaimLifecycle lifecycle{world_.clock, world_.cluster, cloud, world_.recorder};
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
+  EXPECT_EQ(Get().metadata.annotations.at("example.com/launched-from"), "hash-1");
+  EXPECT_EQ(Get().metadata.annotations.at("team"), "web") << "the NodeClaim's own stay";
+}
+
 TEST_F(LifecycleTest, InsufficientCapacityDeletesTheNodeClaim) {
   world_.cloud.MarkUnavailable({"small", "zone-a", "spot"}, world_.clock.Now() + minutes(3));
   world_.MustCreate(Claim({"small"}));
