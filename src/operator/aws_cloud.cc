@@ -134,8 +134,18 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   aws::NodeClassStatusOptions status_options;
   status_options.refresh_interval =
       std::min(options.ami_refresh_interval, options.subnet_refresh_interval);
-  out->status_controller_ =
-      std::make_unique<aws::NodeClassStatusController>(cluster, *out->provider_, status_options);
+  status_options.dry_run = options.dry_run;
+  if (!options.dry_run) {
+    out->iam_ = std::make_unique<aws::IamClient>(&out->session_->iam());
+    aws::InstanceProfileOptions profile_options;
+    profile_options.cluster_name = out->identity_.name;
+    profile_options.region = out->session_->region();
+    out->instance_profiles_ =
+        std::make_unique<aws::InstanceProfileReconciler>(out->iam_.get(), profile_options);
+    status_options.instance_profiles = out->instance_profiles_.get();
+  }
+  out->status_controller_ = std::make_unique<aws::NodeClassStatusController>(
+      clock, cluster, *out->provider_, status_options);
   out->hash_controller_ =
       std::make_unique<aws::NodeClassHashController>(cluster, out->identity_.ca_bundle_base64);
   out->tagging_controller_ = std::make_unique<aws::NodeClaimTaggingController>(

@@ -4,7 +4,8 @@
 // SDKs resolve it; credentials from the SDKs' chain), the instance-type catalog (built in for
 // that region, or the --catalog file), the cluster identity the instances' user data carries
 // (DiscoverClusterIdentity), the AwsCloudProvider, the provider's own controllers (EC2NodeClass
-// status, NodeClaim tagging; the operator registers them with the others), and — when
+// status with its finalizer and instance profiles, EC2NodeClass hash, NodeClaim tagging; the
+// operator registers them with the others), and — when
 // INTERRUPTION_QUEUE is set, outside shadow mode (reading a queue deletes its messages) — the
 // SQS interruption queue, whose URL must resolve. Any failure is one error a person can act on;
 // the operator logs it and exits.
@@ -20,6 +21,8 @@
 
 #include "cloud/aws/aws_cloud_provider.h"
 #include "cloud/aws/aws_session.h"
+#include "cloud/aws/iam_client.h"
+#include "cloud/aws/instance_profile.h"
 #include "cloud/aws/nodeclaim_tagging_controller.h"
 #include "cloud/aws/nodeclass_hash.h"
 #include "cloud/aws/nodeclass_status_controller.h"
@@ -66,6 +69,9 @@ class AwsCloud {
     if (dry_run_) return {status_controller_.get(), hash_controller_.get()};
     return {status_controller_.get(), hash_controller_.get(), tagging_controller_.get()};
   }
+  // Where the EC2NodeClass controller reports (WaitingOnNodeClaimTermination); the operator's
+  // recorder exists only after the cloud.
+  void set_recorder(runtime::EventRecorder* recorder) { status_controller_->set_recorder(recorder); }
   // Null without INTERRUPTION_QUEUE.
   aws::SqsInterruptionQueue* interruption_queue() { return queue_.get(); }
 
@@ -76,6 +82,8 @@ class AwsCloud {
   cloud::Catalog catalog_;
   aws::ClusterIdentity identity_;
   std::unique_ptr<aws::AwsCloudProvider> provider_;
+  std::unique_ptr<aws::IamClient> iam_;  // null in shadow mode: no profiles are made
+  std::unique_ptr<aws::InstanceProfileReconciler> instance_profiles_;
   std::unique_ptr<aws::NodeClassStatusController> status_controller_;
   std::unique_ptr<aws::NodeClassHashController> hash_controller_;
   std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;

@@ -192,6 +192,13 @@ OperatorLine TranslateRecordedEvent(const runtime::RecordedEvent& event) {
     out["error"] = event.message;
     line.events.push_back({"NodeClaim", "", claim, true, "InsufficientCapacityError",
                            "NodeClaim " + claim + " event: " + event.message});
+  } else if (event.type == "WaitingOnNodeClaimTermination") {
+    const std::string node_class = Field(f, "ec2NodeClass");
+    line.message = "waiting on nodeclaim termination";
+    out["EC2NodeClass"] = Ref(node_class);
+    out["nodeclaims"] = Field(f, "nodeClaims");
+    line.events.push_back({"EC2NodeClass", "", node_class, false, "WaitingOnNodeClaimTermination",
+                           event.message});
   } else if (event.type == "NodeClaimNotRegistered") {
     line.message = "terminating due to registration timeout";
     out["NodeClaim"] = Ref(claim);

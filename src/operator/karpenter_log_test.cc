@@ -38,6 +38,21 @@ TEST(KarpenterLogTest, LaunchedNodeclaimCarriesWhereItRuns) {
   EXPECT_EQ(line.fields["capacity-type"], "spot");
 }
 
+TEST(KarpenterLogTest, AClassWaitingOnItsNodeClaimsIsAnEventOnTheEC2NodeClass) {
+  const OperatorLine line = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.nodeclass.status",
+       "Waiting on NodeClaim termination for default-a, default-b", "WaitingOnNodeClaimTermination",
+       {{"ec2NodeClass", "default"}, {"nodeClaims", "default-a, default-b"}}});
+  EXPECT_EQ(line.controller, "nodeclass.status");
+  EXPECT_EQ(line.message, "waiting on nodeclaim termination");
+  EXPECT_EQ(line.fields["EC2NodeClass"]["name"], "default");
+  ASSERT_EQ(line.events.size(), 1u);
+  EXPECT_EQ(line.events[0].kind, "EC2NodeClass");
+  EXPECT_EQ(line.events[0].name, "default");
+  EXPECT_EQ(line.events[0].reason, "WaitingOnNodeClaimTermination");
+  EXPECT_EQ(line.events[0].message, "Waiting on NodeClaim termination for default-a, default-b");
+}
+
 TEST(KarpenterLogTest, NominationAndFailedSchedulingBecomePodEvents) {
   const OperatorLine nominated = TranslateRecordedEvent(
       {LogLevel::kInfo, "controller.provisioner", "Nominated pod default/inflate-1 to ...",

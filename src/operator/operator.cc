@@ -296,6 +296,7 @@ int Operator::Run() {
     events = std::make_unique<kube::EventRecorder>(client, event_options);
   }
   OperatorRecorder recorder(runtime.clock(), logger_, *api, events.get());
+  if (aws_cloud) aws_cloud->set_recorder(&recorder);
   OperatorMetrics& m = **metrics;
   recorder.AddObserver([&m, api](const runtime::RecordedEvent& e) { m.OnRecorded(e, *api); });
   runtime.controllers().SetObservers(

@@ -22,6 +22,9 @@ kube::ObjectReference OperatorRecorder::ReferenceTo(const std::string& kind,
   } else if (kind == "Node") {
     ref.api_version = "v1";
     k = cluster::Kind::kNode;
+  } else if (kind == "EC2NodeClass") {
+    ref.api_version = "karpenter.k8s.aws/v1";
+    k = cluster::Kind::kEC2NodeClass;
   } else if (kind == "NodeClaim") {
     ref.api_version = "karpenter.sh/v1";
     k = cluster::Kind::kNodeClaim;

@@ -206,10 +206,10 @@ class AwsWalkthroughTest(unittest.TestCase):
         ids.append(self.ec2.create_security_group(GroupName="nodes", Description="nodes",
                                                   VpcId=vpc)["GroupId"])
         self.ec2.create_tags(Resources=ids, Tags=[{"Key": "karpenter.sh/discovery", "Value": CLUSTER}])
-        iam = boto3.client("iam", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
-                           aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
-                           aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
-        iam.create_instance_profile(InstanceProfileName=PROFILE)
+        self.iam = boto3.client("iam", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
+                                aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
+                                aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
+        self.iam.create_instance_profile(InstanceProfileName=PROFILE)
 
     def put_alias(self):
         """al2023@latest for the control plane's Kubernetes version: moto's newest amazon images."""
@@ -340,6 +340,50 @@ class AwsWalkthroughTest(unittest.TestCase):
         wait_for(lambda: not kubelets.instances(("pending", "running", "stopping", "shutting-down"))
                  or None, 30, "the instance terminated")
         self.assertEqual([n for n in ENV.items("nodes") if n["metadata"]["name"] == node_name], [])
+
+        # Deleting the class: its finalizer holds it until its launch templates are deleted.
+        nc = ENV.get_json("ec2nodeclass", "default")
+        self.assertIn("karpenter.k8s.aws/termination", nc["metadata"].get("finalizers", []))
+        def templates():
+            return self.ec2.describe_launch_templates(Filters=[
+                {"Name": "tag:karpenter.k8s.aws/ec2nodeclass", "Values": ["default"]}])["LaunchTemplates"]
+        self.assertTrue(templates(), "the launch made a template")
+        ENV.kubectl("delete", "ec2nodeclass", "default", "--wait=false")
+        wait_for(lambda: not [x for x in ENV.items("ec2nodeclasses") if x["metadata"]["name"] == "default"]
+                 or None, 60, "the EC2NodeClass deleted")
+        self.assertEqual(templates(), [])
+        self.assertEqual(c.terminate(), 0)
+
+    def test_a_class_naming_a_role_gets_an_instance_profile_its_deletion_removes(self):
+        self.iam.create_role(RoleName="KarpenterNodeRole-" + CLUSTER, AssumeRolePolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                     "Principal": {"Service": "ec2.amazonaws.com"}}]}))
+        ENV.apply(json.dumps({
+            "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "by-role"},
+            "spec": {"role": "KarpenterNodeRole-" + CLUSTER,
+                     "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                     "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": CLUSTER}}],
+                     "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": CLUSTER}}]}}))
+        c = self.start()
+
+        def ready():
+            nc = ENV.get_json("ec2nodeclass", "by-role")
+            conds = {x["type"]: x["status"] for x in nc.get("status", {}).get("conditions", [])}
+            return nc if conds.get("InstanceProfileReady") == "True" and conds.get("Ready") == "True" else None
+        nc = wait_for(ready, 60, "EC2NodeClass by-role Ready with its instance profile")
+        name = nc["status"]["instanceProfile"]
+        profile = self.iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]
+        self.assertEqual([r["RoleName"] for r in profile["Roles"]], ["KarpenterNodeRole-" + CLUSTER])
+        self.assertEqual(profile["Path"], "/karpenter/%s/%s/%s/" % (MOTO["AWS_REGION"], CLUSTER, nc["metadata"]["uid"]))
+        self.assertIn("karpenter.k8s.aws/ec2nodeclass-hash", nc["metadata"]["annotations"])
+        self.assertIn("karpenter.k8s.aws/termination", nc["metadata"]["finalizers"])
+
+        ENV.kubectl("delete", "ec2nodeclass", "by-role", "--wait=false")
+        wait_for(lambda: not [x for x in ENV.items("ec2nodeclasses") if x["metadata"]["name"] == "by-role"]
+                 or None, 60, "the EC2NodeClass deleted")
+        names = [p["InstanceProfileName"] for p in self.iam.list_instance_profiles()["InstanceProfiles"]]
+        self.assertNotIn(name, names)
+        self.assertIn(PROFILE, names, "a profile the user made is not nodesmith's to delete")
         self.assertEqual(c.terminate(), 0)
 
     def test_shadow_mode_decides_a_launch_and_sends_ec2_nothing(self):

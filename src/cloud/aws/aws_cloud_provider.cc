@@ -142,6 +142,14 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
                             (ready != nullptr ? ready->message : std::string("not resolved")));
   }
   const ResolvedNodeClass& rc = **resolved;
+  // A class naming a role launches with the profile made for it, once there is one.
+  const std::string& instance_profile =
+      node_class->role.empty() ? node_class->instance_profile : node_class->status_instance_profile;
+  if (!node_class->role.empty() && instance_profile.empty()) {
+    return core::Status(core::StatusCode::kFailedPrecondition,
+                        "EC2NodeClass/" + class_name + " is not ready: its instance profile for role " +
+                            node_class->role + " is not created yet (status.instanceProfile)");
+  }
   const cloud::AmiFamily family = cloud::AmiFamilyOf(*node_class);
   auto block_devices = BlockDevicesOf(*node_class, family);
   if (!block_devices.ok()) return block_devices.status();
@@ -179,7 +187,7 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
     LaunchTemplateData data;
     data.image_id = image.id;
     data.user_data = core::Base64Encode(*user_data);
-    data.instance_profile_name = node_class->instance_profile;
+    data.instance_profile_name = instance_profile;
     for (const SecurityGroup& g : rc.security_groups) data.security_group_ids.push_back(g.id);
     data.block_devices = *block_devices;
     data.metadata.http_endpoint = node_class->metadata_options.http_endpoint;
@@ -239,6 +247,21 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp,
                     EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64));
   return launched;
+}
+
+core::Status AwsCloudProvider::DeleteLaunchTemplates(const std::string& node_class) {
+  auto templates = session_.ec2().DescribeLaunchTemplates(
+      {{std::string("tag:") + kTagNodeClass, {node_class}},
+       {std::string("tag:") + kTagEksClusterName, {options_.cluster.name}}});
+  if (!templates.ok()) return templates.status().WithPrefix("listing the launch templates of EC2NodeClass " + node_class);
+  for (const LaunchTemplate& t : *templates) {
+    core::Status deleted = session_.ec2().DeleteLaunchTemplate(t.name);
+    if (!deleted.ok() && deleted.code() != core::StatusCode::kNotFound)
+      return deleted.WithPrefix("deleting launch template " + t.name);
+    launch_templates_.erase(t.name);
+  }
+  resolutions_.erase(node_class);
+  return core::Status::Ok();
 }
 
 core::Status AwsCloudProvider::Delete(const api::NodeClaim& node_claim) {

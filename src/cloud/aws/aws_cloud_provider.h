@@ -1,7 +1,8 @@
 // AwsCloudProvider: the CloudProvider of EC2, as Karpenter's AWS provider.
 //
 //   Create   resolves the NodeClaim's EC2NodeClass (nodeclass_resolver.h; an answer is reused
-//            for a minute), refuses while the class is not Ready, builds one launch template per
+//            for a minute), refuses while the class is not Ready (or, naming a role, has no
+//            instance profile yet), builds one launch template per
 //            architecture (the class's image for it, user data for its AMI family with the
 //            NodeClaim's labels and taints and karpenter.sh/unregistered:NoExecute, security
 //            groups, block devices, metadata options, tags) and creates it unless it exists,
@@ -77,6 +78,10 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   std::string Name() const override { return "aws"; }
   // The interruption controller's report (a spot interruption): no launches there until the TTL.
   void MarkOfferingUnavailable(const cloud::UnavailableOffering& offering) override;
+
+  // Deletes the launch templates made for the class (by its and this cluster's tags), as its
+  // deletion does, and forgets them and its resolution.
+  core::Status DeleteLaunchTemplates(const std::string& node_class);
 
   // "aws:///us-west-2a/i-0123" -> "i-0123"; "" when it is not an EC2 provider id.
   static std::string InstanceIdOf(const std::string& provider_id);

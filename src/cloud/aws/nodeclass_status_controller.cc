@@ -1,5 +1,8 @@
 #include "cloud/aws/nodeclass_status_controller.h"
 
+#include <algorithm>
+
+#include "api/conditions.h"
 #include "scheduling/well_known_labels.h"
 
 namespace nodesmith::aws {
@@ -35,6 +38,9 @@ bool ApplyResolution(const ResolvedNodeClass& resolved, api::EC2NodeClass& node_
   // conditions compare equal.
   std::vector<api::Condition> conditions = node_class.conditions;
   for (const api::Condition& c : resolved.conditions) {
+    // Ready also waits on the instance profile, which the resolver does not know: the
+    // controller sets it.
+    if (c.type == "Ready") continue;
     api::Condition* existing = nullptr;
     for (api::Condition& e : conditions) {
       if (e.type == c.type) existing = &e;
@@ -46,10 +52,75 @@ bool ApplyResolution(const ResolvedNodeClass& resolved, api::EC2NodeClass& node_
   return changed;
 }
 
-NodeClassStatusController::NodeClassStatusController(cluster::ClusterApi& cluster,
+namespace {
+
+// Ready: every dependent condition present is True (InstanceProfileReady only once there is one).
+void SetReady(api::EC2NodeClass& node_class, core::Time now) {
+  std::string message;
+  for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady",
+                           kConditionInstanceProfileReady}) {
+    const api::Condition* c = api::FindCondition(node_class.conditions, type);
+    if (c == nullptr && std::string(type) == kConditionInstanceProfileReady) continue;
+    if (c == nullptr || c->status != "True") message += (message.empty() ? "" : ", ") + std::string(type) + "=False";
+  }
+  api::SetCondition(node_class.conditions, "Ready", message.empty() ? "True" : "False",
+                    message.empty() ? "Ready" : "UnhealthyDependents", now, message,
+                    node_class.metadata.generation);
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+NodeClassStatusController::NodeClassStatusController(const core::Clock& clock,
+                                                     cluster::ClusterApi& cluster,
                                                      AwsCloudProvider& provider,
                                                      NodeClassStatusOptions options)
-    : cluster_(cluster), provider_(provider), options_(options) {}
+    : clock_(clock), cluster_(cluster), provider_(provider), options_(options) {}
+
+core::Result<runtime::ReconcileResult> NodeClassStatusController::Finalize(
+    api::EC2NodeClass node_class) {
+  const std::string& name = node_class.metadata.name;
+  auto& finalizers = node_class.metadata.finalizers;
+  auto it = std::find(finalizers.begin(), finalizers.end(), kNodeClassTerminationFinalizer);
+  if (it == finalizers.end() || options_.dry_run) return runtime::ReconcileResult{};
+
+  std::vector<std::string> claims;
+  for (const api::NodeClaim& c : cluster_.List<api::NodeClaim>()) {
+    if (c.spec.node_class_ref.name != name) continue;
+    if (!c.spec.node_class_ref.kind.empty() && c.spec.node_class_ref.kind != "EC2NodeClass") continue;
+    claims.push_back(c.metadata.name);
+  }
+  const core::Time now = clock_.Now();
+  if (!claims.empty()) {
+    auto last = waiting_event_at_.find(name);
+    if (options_.recorder != nullptr &&
+        (last == waiting_event_at_.end() || now - last->second >= options_.waiting_event_every)) {
+      options_.recorder->Record(runtime::RecordedEvent{
+          runtime::LogLevel::kInfo, std::string("controller.") + kNodeClassStatusControllerName,
+          "Waiting on NodeClaim termination for " + Join(claims), "WaitingOnNodeClaimTermination",
+          {{"ec2NodeClass", name}, {"nodeClaims", Join(claims)}}});
+      waiting_event_at_[name] = now;
+    }
+    return runtime::ReconcileResult::RequeueAfter(options_.waiting_interval);
+  }
+  waiting_event_at_.erase(name);
+  if (options_.instance_profiles != nullptr) {
+    NS_RETURN_IF_ERROR(options_.instance_profiles->DeleteProfiles(node_class)
+                           .WithPrefix("EC2NodeClass " + name + ": deleting its instance profiles"));
+  }
+  NS_RETURN_IF_ERROR(provider_.DeleteLaunchTemplates(name).WithPrefix("EC2NodeClass " + name));
+  finalizers.erase(it);
+  auto written = cluster_.Update<api::EC2NodeClass>(node_class);
+  if (!written.ok() && written.status().code() != core::StatusCode::kNotFound) {
+    return written.status().WithPrefix("EC2NodeClass " + name + ": removing the finalizer");
+  }
+  return runtime::ReconcileResult{};
+}
 
 core::Result<runtime::ReconcileResult> NodeClassStatusController::Reconcile(
     const runtime::Request& request) {
@@ -58,15 +129,35 @@ core::Result<runtime::ReconcileResult> NodeClassStatusController::Reconcile(
     if (node_class.status().code() == core::StatusCode::kNotFound) return runtime::ReconcileResult{};
     return node_class.status();
   }
-  if (node_class->metadata.deletion_timestamp) return runtime::ReconcileResult{};
+  if (node_class->metadata.deletion_timestamp) return Finalize(std::move(*node_class));
+
+  const core::Time now = clock_.Now();
+  const api::EC2NodeClass stored = *node_class;
+  auto& finalizers = node_class->metadata.finalizers;
+  if (std::find(finalizers.begin(), finalizers.end(), kNodeClassTerminationFinalizer) == finalizers.end())
+    finalizers.push_back(kNodeClassTerminationFinalizer);
+
+  core::Status profile;
+  if (options_.instance_profiles != nullptr && !options_.dry_run) {
+    profile = options_.instance_profiles->Reconcile(*node_class, now);
+  }
   auto resolved = provider_.Resolve(*node_class);
   if (!resolved.ok()) return resolved.status().WithPrefix("EC2NodeClass " + request.name);
-  if (ApplyResolution(**resolved, *node_class)) {
+  ApplyResolution(**resolved, *node_class);
+  SetReady(*node_class, now);
+  const bool changed = node_class->metadata.finalizers != stored.metadata.finalizers ||
+                       node_class->conditions != stored.conditions ||
+                       node_class->status_subnets != stored.status_subnets ||
+                       node_class->status_security_groups != stored.status_security_groups ||
+                       node_class->status_amis != stored.status_amis ||
+                       node_class->status_instance_profile != stored.status_instance_profile;
+  if (changed) {
     auto written = cluster_.Update<api::EC2NodeClass>(*node_class);
     if (!written.ok()) {
       return written.status().WithPrefix("EC2NodeClass " + request.name + ": writing status");
     }
   }
+  if (!profile.ok()) return profile;
   return runtime::ReconcileResult::RequeueAfter(options_.refresh_interval);
 }
 

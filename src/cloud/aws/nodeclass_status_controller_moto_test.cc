@@ -10,6 +10,7 @@
 #include "api/conditions.h"
 #include "aws_cloud_provider_fixture.h"
 #include "cluster/memory_cluster.h"
+#include "runtime/event_recorder.h"
 
 namespace nodesmith::aws {
 namespace {
@@ -21,7 +22,26 @@ class NodeClassStatusControllerMotoTest : public nodesmith::testing::AwsCloudPro
   void SetUp() override {
     AwsCloudProviderFixture::SetUp();
     ASSERT_NE(provider_, nullptr);
-    controller_ = std::make_unique<NodeClassStatusController>(cluster_, *provider_);
+    iam_ = std::make_unique<IamClient>(&session_->iam());
+    profiles_ = std::make_unique<InstanceProfileReconciler>(
+        iam_.get(), InstanceProfileOptions{"demo", "us-west-2"});
+    NodeClassStatusOptions options;
+    options.instance_profiles = profiles_.get();
+    options.recorder = &recorder_;
+    controller_ = std::make_unique<NodeClassStatusController>(clock_, cluster_, *provider_, options);
+  }
+
+  // An IAM role nodes could run as.
+  void CreateRole(const std::string& name) {
+    auto r = session_->iam().Call(
+        "CreateRole", QueryParams().Add("RoleName", name).Add(
+                          "AssumeRolePolicyDocument",
+                          R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":)"
+                          R"({"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]})"));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  const api::Condition* Condition(const api::EC2NodeClass& c, const std::string& type) {
+    return api::FindCondition(c.conditions, type);
   }
 
   api::EC2NodeClass Stored() {
@@ -31,6 +51,9 @@ class NodeClassStatusControllerMotoTest : public nodesmith::testing::AwsCloudPro
   }
 
   cluster::MemoryCluster cluster_{clock_};
+  runtime::RecordingEventRecorder recorder_;
+  std::unique_ptr<IamClient> iam_;
+  std::unique_ptr<InstanceProfileReconciler> profiles_;
   std::unique_ptr<NodeClassStatusController> controller_;  // after the fixture's provider
 };
 
@@ -52,7 +75,8 @@ TEST_F(NodeClassStatusControllerMotoTest, ListsTheMatchedSubnetsGroupsAndImageAn
   ASSERT_EQ(stored.status_amis[0].requirements.size(), 1u);
   EXPECT_EQ(stored.status_amis[0].requirements[0].key, "kubernetes.io/arch");
   EXPECT_EQ(stored.status_amis[0].requirements[0].values, std::vector<std::string>{"amd64"});
-  for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "Ready"}) {
+  EXPECT_EQ(stored.metadata.finalizers, std::vector<std::string>{"karpenter.k8s.aws/termination"});
+  for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "Ready"}) {
     EXPECT_TRUE(api::IsConditionTrue(stored.conditions, type)) << type;
   }
 
@@ -83,6 +107,87 @@ TEST_F(NodeClassStatusControllerMotoTest, AClassThatIsGoneIsNoError) {
   auto r = controller_->Reconcile({"", "default"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->requeue_after.has_value());
+}
+
+TEST_F(NodeClassStatusControllerMotoTest, ARoleGetsAnInstanceProfileThatLaunchesUseAndDeletionRemoves) {
+  CreateRole("KarpenterNodeRole-demo");
+  node_class_.role = "KarpenterNodeRole-demo";
+  ASSERT_TRUE(cluster_.Create(node_class_).ok());
+  auto r = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+
+  node_class_ = Stored();
+  const std::string profile = node_class_.status_instance_profile;
+  EXPECT_EQ(profile.rfind("demo_", 0), 0u) << profile;
+  EXPECT_EQ(Condition(node_class_, "InstanceProfileReady")->status, "True");
+  EXPECT_EQ(Condition(node_class_, "Ready")->status, "True");
+  auto made = iam_->GetInstanceProfile(profile);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_EQ(made->roles, std::vector<std::string>{"KarpenterNodeRole-demo"});
+  EXPECT_EQ(made->path, "/karpenter/us-west-2/demo/" + node_class_.metadata.uid + "/");
+  EXPECT_EQ(made->tags.at("karpenter.k8s.aws/ec2nodeclass"), "default");
+  EXPECT_EQ(made->tags.at("kubernetes.io/cluster/demo"), "owned");
+  EXPECT_EQ(made->tags.at("team"), "platform") << "the class's own tags";
+
+  // Reconciled again: the same profile, nothing new made.
+  ASSERT_TRUE(controller_->Reconcile({"", "default"}).ok());
+  EXPECT_EQ(Stored().status_instance_profile, profile);
+  auto all = iam_->ListInstanceProfiles("/karpenter/");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 1u);
+
+  // A launch runs with it.
+  api::NodeClaim claim = Claim("default-p");
+  auto launched = provider_->Create(claim);
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  auto instances = session_->ec2().DescribeInstances(
+      {}, {AwsCloudProvider::InstanceIdOf(launched->status.provider_id)});
+  ASSERT_TRUE(instances.ok() && instances->size() == 1);
+
+  // Deleted while a NodeClaim still names it: the class waits, and says why.
+  claim.status = launched->status;
+  ASSERT_TRUE(cluster_.Create(claim).ok());
+  ASSERT_TRUE(cluster_.Delete<api::EC2NodeClass>("", "default").ok());
+  r = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->requeue_after, std::chrono::seconds(15));
+  ASSERT_TRUE(cluster_.Get<api::EC2NodeClass>("", "default").ok()) << "held by its finalizer";
+  auto waiting = recorder_.OfType("WaitingOnNodeClaimTermination");
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_EQ(waiting[0].message, "Waiting on NodeClaim termination for default-p");
+
+  // Once the NodeClaim is gone: the profile and the launch templates go, then the class.
+  ASSERT_TRUE(cluster_.Delete<api::NodeClaim>("", "default-p").ok());
+  r = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(cluster_.Get<api::EC2NodeClass>("", "default").status().code(), core::StatusCode::kNotFound);
+  EXPECT_EQ(iam_->GetInstanceProfile(profile).status().code(), core::StatusCode::kNotFound);
+  auto templates = session_->ec2().DescribeLaunchTemplates(
+      {{"tag:karpenter.k8s.aws/ec2nodeclass", {"default"}}});
+  ASSERT_TRUE(templates.ok());
+  EXPECT_TRUE(templates->empty());
+}
+
+TEST_F(NodeClassStatusControllerMotoTest, AMissingRoleIsInstanceProfileReadyFalseNamingIt) {
+  node_class_.role = "NoSuchRole";
+  ASSERT_TRUE(cluster_.Create(node_class_).ok());
+  auto r = controller_->Reconcile({"", "default"});
+  EXPECT_FALSE(r.ok()) << "retried with backoff";
+
+  const api::EC2NodeClass stored = Stored();
+  const api::Condition* profile = Condition(stored, "InstanceProfileReady");
+  ASSERT_NE(profile, nullptr);
+  EXPECT_EQ(profile->status, "False");
+  EXPECT_THAT(profile->message, HasSubstr("NoSuchRole"));
+  EXPECT_EQ(Condition(stored, "Ready")->status, "False");
+  EXPECT_THAT(Condition(stored, "Ready")->message, HasSubstr("InstanceProfileReady=False"));
+  EXPECT_TRUE(stored.status_instance_profile.empty());
+  auto all = iam_->ListInstanceProfiles("/karpenter/");
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->empty()) << "no profile left without its role";
+  node_class_ = stored;
+  EXPECT_THAT(provider_->Create(Claim("default-q")).status().message(),
+              HasSubstr("instance profile for role NoSuchRole"));
 }
 
 }  // namespace
