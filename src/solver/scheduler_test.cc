@@ -286,7 +286,7 @@ TEST(Scheduler, HigherWeightNodePoolIsTriedFirstThenName) {
   c.Add(MakePod("p", "1"));
   Results r = c.Solve();
   ASSERT_THAT(r.new_node_claims, SizeIs(1));
-  EXPECT_EQ(r.new_node_claims[0].node_pool, "b");
+  EXPECT_EQ(r.new_node_claims[0].node_pool, "c") << "equal weights: name descending, as Karpenter";
 }
 
 TEST(Scheduler, NodePoolLimitsCountExistingCapacityAndShrinkDuringTheSolve) {

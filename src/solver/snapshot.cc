@@ -149,7 +149,8 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
   }
   for (auto& p : workload_pods) s.pending_pods.push_back(std::move(p));
 
-  // NodePools: highest weight first, then name (Karpenter's order of templates).
+  // NodePools not being deleted, highest weight first and equal weights by name descending, as
+  // Karpenter's provisioner orders them (pkg/utils/nodepool OrderByWeight).
   for (const auto& np : objects.node_pools) {
     if (np.object.metadata.deletion_timestamp.has_value()) continue;
     s.node_pools.push_back(np.object);
@@ -158,7 +159,7 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
                    [](const api::NodePool& a, const api::NodePool& b) {
                      int wa = a.weight.value_or(0), wb = b.weight.value_or(0);
                      if (wa != wb) return wa > wb;
-                     return a.metadata.name < b.metadata.name;
+                     return a.metadata.name > b.metadata.name;
                    });
 
   // DaemonSets: a pod from each template, as the DaemonSet controller would create it.

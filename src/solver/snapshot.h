@@ -37,7 +37,7 @@ struct Snapshot {
   std::vector<api::Pod> pending_pods;        // input order; workload pods after explicit pods
   std::vector<api::Pod> bound_pods;          // non-terminal pods bound to `existing`
   std::vector<ExistingCapacity> existing;    // Nodes by name, then in-flight NodeClaims by name
-  std::vector<api::NodePool> node_pools;     // weight desc, then name
+  std::vector<api::NodePool> node_pools;     // weight desc, then name desc
   std::vector<api::Pod> daemon_set_pods;     // one pod per DaemonSet (its template), by key
   cloud::InstanceTypes instance_types;       // by name
   scheduling::LabelKeySet well_known;        // default well-known keys + catalog additions

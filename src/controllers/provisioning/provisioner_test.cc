@@ -128,6 +128,24 @@ TEST_F(ProvisionerTest, CreatesANodeClaimFromThePoolTemplateAndTheSolversPlan) {
   EXPECT_THAT(world_.recorder.OfType("PodNominated"), SizeIs(3));
 }
 
+// Provisions one pending pod after its batch window; the NodePool of the one NodeClaim made.
+std::string PoolOfTheNodeClaimFor(World& world, Provisioner& provisioner) {
+  world.MustCreate(PendingPod("web", "1"));
+  EXPECT_TRUE(provisioner.Reconcile({}).ok());
+  world.clock.Step(seconds(1));
+  EXPECT_TRUE(provisioner.Reconcile({}).ok());
+  auto claims = world.cluster.List<api::NodeClaim>();
+  EXPECT_THAT(claims, SizeIs(1));
+  return claims.empty() ? "" : claims[0].metadata.labels.at(scheduling::kLabelNodePool);
+}
+
+TEST_F(ProvisionerTest, NodePoolsOfEqualWeightAreTriedByNameDescending) {
+  // Karpenter's OrderByWeight: highest weight first, ties by name, "z" before "a".
+  world_.MustCreate(Pool("apples"));
+  world_.MustCreate(Pool("zucchini"));
+  EXPECT_EQ(PoolOfTheNodeClaimFor(world_, provisioner_), "zucchini");
+}
+
 TEST_F(ProvisionerTest, PodsAlreadyPlannedOnAnInFlightNodeClaimAreNotProvisionedTwice) {
   world_.MustCreate(PendingPod("a"));
   ASSERT_TRUE(Reconcile().ok());
