@@ -95,8 +95,17 @@ Installed Install(Json crd, const std::string& prefix, TempDir& tmp) {
   crd["metadata"] = Json{{"name", in.Resource()}};
   KubectlResult r = RunKubectl("create -f '" + tmp.Write(crd.dump()) + "'", tmp);
   EXPECT_EQ(r.exit_code, 0) << "installing " << in.Resource() << ": " << r.err;
-  r = RunKubectl("wait --for=condition=Established --timeout=60s crd/" + in.Resource(), tmp);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // kubectl wait fails at once ("accessor error: <nil>") when it reads the CRD before the server
+  // has written any condition, so the condition is polled instead.
+  bool established = false;
+  for (int i = 0; i < 600 && !established; ++i) {
+    r = RunKubectl("get crd/" + in.Resource() +
+                       " -o jsonpath='{.status.conditions[?(@.type==\"Established\")].status}'",
+                   tmp);
+    established = r.exit_code == 0 && r.out == "True";
+    if (!established) usleep(100 * 1000);
+  }
+  EXPECT_TRUE(established) << "crd/" << in.Resource() << " not Established: " << r.err;
   // Established comes a moment before discovery serves the resource.
   for (int i = 0; i < 100; ++i) {
     if (RunKubectl("get " + in.Resource(), tmp).exit_code == 0) break;
