@@ -112,8 +112,16 @@ inline void EnsureReferenceCrds() {
                          ? std::getenv("NODESMITH_SHARED_DATA")
                          : NODESMITH_SHARED_DATA;
   Kubectl("apply --server-side -f " + data + "/karpenter-crds/");
-  Kubectl("wait --for=condition=Established --timeout=60s crd/nodeclaims.karpenter.sh "
-          "crd/nodepools.karpenter.sh crd/ec2nodeclasses.karpenter.k8s.aws");
+  // Polled rather than `kubectl wait`, which fails at once ("accessor error: <nil>") when it reads
+  // a CRD before the server has written any condition.
+  for (const char* crd : {"nodeclaims.karpenter.sh", "nodepools.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"}) {
+    for (int i = 0; i < 600; ++i) {
+      CommandResult r = RunWithTestenv(std::string("kubectl get crd/") + crd +
+                                       " -o jsonpath='{.status.conditions[?(@.type==\"Established\")].status}'");
+      if (r.exit_code == 0 && r.output == "True") break;
+      usleep(100 * 1000);
+    }
+  }
 }
 
 // A namespace for one test, deleted (without waiting) when the test ends.

@@ -369,13 +369,15 @@ class AwsWalkthroughTest(unittest.TestCase):
         def ready():
             nc = ENV.get_json("ec2nodeclass", "by-role")
             conds = {x["type"]: x["status"] for x in nc.get("status", {}).get("conditions", [])}
-            return nc if conds.get("InstanceProfileReady") == "True" and conds.get("Ready") == "True" else None
-        nc = wait_for(ready, 60, "EC2NodeClass by-role Ready with its instance profile")
+            # The hash stamp is a separate controller's write: it may land just after Ready.
+            stamped = "karpenter.k8s.aws/ec2nodeclass-hash" in nc["metadata"].get("annotations", {})
+            return nc if (conds.get("InstanceProfileReady") == "True" and conds.get("Ready") == "True"
+                          and stamped) else None
+        nc = wait_for(ready, 60, "EC2NodeClass by-role Ready with its instance profile and hash stamp")
         name = nc["status"]["instanceProfile"]
         profile = self.iam.get_instance_profile(InstanceProfileName=name)["InstanceProfile"]
         self.assertEqual([r["RoleName"] for r in profile["Roles"]], ["KarpenterNodeRole-" + CLUSTER])
         self.assertEqual(profile["Path"], "/karpenter/%s/%s/%s/" % (MOTO["AWS_REGION"], CLUSTER, nc["metadata"]["uid"]))
-        self.assertIn("karpenter.k8s.aws/ec2nodeclass-hash", nc["metadata"]["annotations"])
         self.assertIn("karpenter.k8s.aws/termination", nc["metadata"]["finalizers"])
 
         ENV.kubectl("delete", "ec2nodeclass", "by-role", "--wait=false")
