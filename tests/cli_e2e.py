@@ -297,6 +297,25 @@ class Disrupt(unittest.TestCase):
         for b in p["blocked"]:
             self.assertEqual(set(b), {"node", "reason"})
 
+    def test_a_drifted_condition_in_the_input_is_honoured(self):
+        # Cloud-side drift (an AMI, a subnet) is not visible in a snapshot: a Drifted=True
+        # condition the input carries is kept, and its node is replaced by the drift method.
+        with tempfile.TemporaryDirectory() as d:
+            for name in os.listdir(DISRUPT_EXAMPLE):
+                with open(os.path.join(DISRUPT_EXAMPLE, name)) as f:
+                    text = f.read()
+                if name == "nodeclaims.yaml":  # the first NodeClaim is default-7xk2p, ip-10-0-1-10
+                    ready = '  - {type: Ready, status: "True", reason: Ready, lastTransitionTime: "2025-06-01T08:02:00Z"}\n'
+                    self.assertIn(ready, text)
+                    text = text.replace(ready, ready + '  - {type: Drifted, status: "True", reason: AMIDrift, '
+                                        'lastTransitionTime: "2025-06-07T09:00:00Z"}\n', 1)
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            p = disrupt("--until-stable", files=(d,))
+        drift = [c for c in p["commands"] if c["method"] == "drift"]
+        self.assertEqual([c["candidates"] for c in drift], [["ip-10-0-1-10"]], p["commands"])
+        self.assertEqual(drift[0]["reason"], "Drifted")
+
     def test_nothing_is_consolidated_before_consolidate_after_elapses(self):
         # 11:45: every node had a pod event after 11:15, and consolidateAfter is 30m. The expired
         # node is replaced regardless: expiration does not wait for consolidateAfter.

@@ -24,6 +24,8 @@ bool IsActive(const Pod& pod) { return !IsTerminal(pod) && !IsTerminating(pod); 
 
 bool IsOwnedByDaemonSet(const Pod& pod) { return HasOwnerOfKind(pod.metadata, "DaemonSet"); }
 
+bool IsOwnedByStatefulSet(const Pod& pod) { return HasOwnerOfKind(pod.metadata, "StatefulSet"); }
+
 bool IsOwnedByNode(const Pod& pod) { return HasOwnerOfKind(pod.metadata, "Node"); }
 
 const OwnerReference* ControllerOf(const ObjectMeta& meta) {

@@ -24,6 +24,9 @@ bool IsActive(const Pod& pod);
 // Some owner reference is a DaemonSet (controller or not).
 bool IsOwnedByDaemonSet(const Pod& pod);
 
+// Some owner reference is a StatefulSet.
+bool IsOwnedByStatefulSet(const Pod& pod);
+
 // Some owner reference is a Node: a static pod's mirror, which no controller can move.
 bool IsOwnedByNode(const Pod& pod);
 

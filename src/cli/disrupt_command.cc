@@ -313,7 +313,9 @@ int RunDisrupt(const DisruptFlags& flags) {
   double savings = 0;
   for (;;) {
     const auto start = std::chrono::steady_clock::now();
-    core::Status drift = controllers::MarkDrift(clock, cluster, cloud);
+    // The contract honours an input Drifted=True: a snapshot cannot show cloud-side drift.
+    core::Status drift = controllers::MarkDrift(clock, cluster, cloud, nullptr,
+                                                controllers::UnexplainedDrift::kKeep);
     core::Result<controllers::Decision> decision =
         drift.ok() ? controller.Decide() : core::Result<controllers::Decision>(drift);
     plan.solve_seconds +=

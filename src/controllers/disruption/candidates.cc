@@ -32,7 +32,8 @@ double LifetimeRemaining(core::Time now, const api::NodeClaim& claim) {
 }  // namespace
 
 bool IsReschedulable(const api::Pod& pod) {
-  return !IsTerminal(pod) && !IsOwnedByDaemonSet(pod) && !api::IsOwnedByNode(pod);
+  return (api::IsActive(pod) || (api::IsOwnedByStatefulSet(pod) && IsTerminating(pod))) &&
+         !IsOwnedByDaemonSet(pod) && !api::IsOwnedByNode(pod);
 }
 
 double EvictionCost(const api::Pod& pod) {

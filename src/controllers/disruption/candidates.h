@@ -36,8 +36,10 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
 inline constexpr core::Time kForever{INT64_MAX};
 std::optional<core::Time> DoNotDisruptUntil(const api::ObjectMeta& meta, core::Time since);
 
-// A pod that would have to be rescheduled if its node went away: not terminal, not a
-// DaemonSet's, not a static (mirror) pod.
+// A pod that would have to be rescheduled if its node went away (pkg/utils/pod IsReschedulable):
+// active, or terminating and a StatefulSet's (its successor cannot start until it is gone, so it
+// is planned for); and neither a DaemonSet's nor a static (mirror) pod. A node whose only pods
+// are terminating ReplicaSet pods is therefore empty.
 bool IsReschedulable(const api::Pod& pod);
 
 // Karpenter's eviction cost of one pod: 1, plus the controller.kubernetes.io/pod-deletion-cost

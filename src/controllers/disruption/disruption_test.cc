@@ -110,6 +110,37 @@ TEST_F(DisruptionTest, ANodeWithReschedulablePodsIsNotEmpty) {
   EXPECT_THAT(Deleting(), IsEmpty());
 }
 
+// A pod being deleted will not need a home (pkg/utils/pod IsReschedulable), except a
+// StatefulSet's: its replacement cannot start until it is gone, so it still counts.
+TEST_F(DisruptionTest, ANodeWhoseOnlyPodsAreTerminatingReplicaSetPodsIsEmpty) {
+  AddNode(1);
+  api::Pod p = testing::PendingPod("web");
+  p.metadata.owner_references = {{"apps/v1", "ReplicaSet", "web-abc", "u", true}};
+  p.metadata.finalizers = {"example.com/hold"};
+  world_.MustCreate(p);
+  ASSERT_TRUE(world_.cluster.Bind("default", "web", "ip-1").ok());
+  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "web").ok());
+  world_.clock.Step(seconds(30));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_THAT(Deleting(), ElementsAre("default-1"));
+}
+
+TEST_F(DisruptionTest, ATerminatingStatefulSetPodStillNeedsAHome) {
+  AddNode(1);
+  api::Pod p = testing::PendingPod("db-0");
+  p.metadata.owner_references = {{"apps/v1", "StatefulSet", "db", "u", true}};
+  p.metadata.finalizers = {"example.com/hold"};
+  world_.MustCreate(p);
+  ASSERT_TRUE(world_.cluster.Bind("default", "db-0", "ip-1").ok());
+  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "db-0").ok());
+  world_.clock.Step(seconds(60));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_THAT(Deleting(), IsEmpty());
+  auto candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(candidates, SizeIs(1));
+  EXPECT_THAT(candidates[0].reschedulable_pods, ElementsAre("default/db-0"));
+}
+
 TEST_F(DisruptionTest, ConsolidateAfterCountsFromTheLastPodEvent) {
   AddNode(1);
   world_.clock.Step(seconds(20));

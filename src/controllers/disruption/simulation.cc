@@ -36,7 +36,7 @@ std::vector<std::string> RemoveNodes(api::ObjectSet& objects, const std::set<std
   std::vector<std::string> moved;
   std::erase_if(objects.pods, [&](api::Sourced<api::Pod>& p) {
     if (!nodes.count(p.object.spec.node_name)) return false;
-    if (!IsReschedulable(p.object) || IsTerminating(p.object)) return true;
+    if (!IsReschedulable(p.object)) return true;
     p.object.spec.node_name.clear();
     p.object.status.nominated_node_name.clear();
     moved.push_back(solver::PodKey(p.object));
@@ -127,7 +127,7 @@ core::Result<SimulationResult> SchedulingSimulator::Simulate(
     if (e.in_flight || !names.count(e.name)) continue;
     for (int b : e.bound_pods) {
       const api::Pod& bound = snapshot.bound_pods[b];
-      if (!IsReschedulable(bound) || IsTerminating(bound)) continue;
+      if (!IsReschedulable(bound)) continue;
       api::Pod pod = bound;
       pod.spec.node_name.clear();
       pod.status.nominated_node_name.clear();

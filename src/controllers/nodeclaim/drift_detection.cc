@@ -44,7 +44,8 @@ std::string DriftReason(const api::NodeClaim& claim, const api::NodePool& pool,
 }
 
 core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
-                       const cloud::CloudProvider& cloud, runtime::EventRecorder* recorder) {
+                       const cloud::CloudProvider& cloud, runtime::EventRecorder* recorder,
+                       UnexplainedDrift unexplained) {
   std::map<std::string, api::NodePool> pools;
   for (auto& p : cluster.List<api::NodePool>()) {
     std::string name = p.metadata.name;
@@ -58,6 +59,7 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
         !claim.metadata.deletion_timestamp) {
       reason = DriftReason(claim, pool->second, cloud);
     }
+    if (reason.empty() && unexplained == UnexplainedDrift::kKeep) continue;
     bool changed = reason.empty()
                        ? api::ClearCondition(claim.status.conditions, kConditionDrifted)
                        : SetCondition(claim.status.conditions, kConditionDrifted, "True", reason,

@@ -40,13 +40,20 @@ inline constexpr const char* kDriftReasonRequirementsDrifted = "RequirementsDrif
 std::string DriftReason(const api::NodeClaim& claim, const api::NodePool& pool,
                         const cloud::CloudProvider& cloud);
 
-// Sets Drifted=True (reason and message: the drift reason) on every drifted NodeClaim and
-// removes the condition from every other one, writing only the NodeClaims that change. Errors
-// only when an update fails (a stale NodeClaim is skipped: the next pass sees the new one).
-// `recorder`, when given, logs each change.
+// What MarkDrift may do to a Drifted condition it finds no reason for.
+enum class UnexplainedDrift {
+  kClear,  // the controller's view: the cloud was asked, so no reason means no drift
+  kKeep,   // a snapshot's view (`disrupt`): cloud-side drift cannot be re-derived, so it stays
+};
+
+// Sets Drifted=True (reason and message: the drift reason) on every drifted NodeClaim and,
+// under kClear, removes the condition from every other one, writing only the NodeClaims that
+// change. Errors only when an update fails (a stale NodeClaim is skipped: the next pass sees the
+// new one). `recorder`, when given, logs each change.
 core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
                        const cloud::CloudProvider& cloud,
-                       runtime::EventRecorder* recorder = nullptr);
+                       runtime::EventRecorder* recorder = nullptr,
+                       UnexplainedDrift unexplained = UnexplainedDrift::kClear);
 
 struct DriftDetectionOptions {
   // Cloud-side drift (a retired instance type, a new AMI) changes nothing in the cluster, so

@@ -128,6 +128,20 @@ TEST_F(DriftDetectionTest, TheCloudsOwnReasonIsRecorded) {
   EXPECT_EQ(Detect(), "");
 }
 
+// `disrupt` reads a snapshot: the cloud behind it cannot re-derive an AMI or subnet drift.
+TEST_F(DriftDetectionTest, ASnapshotsViewKeepsDriftItCannotExplain) {
+  api::NodeClaim c = Launch("default-a");
+  SetCondition(c.status.conditions, kConditionDrifted, "True", "AMIDrift", world_.clock.Now());
+  ASSERT_TRUE(world_.cluster.Update(c).ok());
+  ASSERT_TRUE(MarkDrift(world_.clock, world_.cluster, world_.cloud, nullptr,
+                        UnexplainedDrift::kKeep).ok());
+  const api::Condition* drifted =
+      world_.MustGet<api::NodeClaim>("", "default-a").FindCondition(kConditionDrifted);
+  ASSERT_NE(drifted, nullptr);
+  EXPECT_EQ(drifted->reason, "AMIDrift");
+  EXPECT_EQ(Detect(), "") << "the controller's view asks the cloud, and clears it";
+}
+
 TEST_F(DriftDetectionTest, ClusterSideReasonsComeBeforeTheClouds) {
   api::NodeClaim c = Launch("default-a");
   ASSERT_TRUE(world_.cloud.SetDrift(c.status.provider_id, "AMIDrift").ok());
