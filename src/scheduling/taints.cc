@@ -21,11 +21,19 @@ std::optional<int64_t> ParseCanonicalInt(std::string_view s) {
 const std::vector<api::Taint>& KnownEphemeralTaints() {
   static const std::vector<api::Taint>* const kTaints = new std::vector<api::Taint>{
       {kTaintNodeNotReady, "", kTaintEffectNoSchedule},
+      {kTaintNodeNotReady, "", kTaintEffectNoExecute},
       {kTaintNodeUnreachable, "", kTaintEffectNoSchedule},
       {kTaintExternalCloudProvider, "true", kTaintEffectNoSchedule},
       {kTaintUnregistered, "", kTaintEffectNoExecute},
   };
   return *kTaints;
+}
+
+bool IsKnownEphemeralTaint(const api::Taint& taint) {
+  for (const api::Taint& e : KnownEphemeralTaints()) {
+    if (TaintsMatch(e, taint)) return true;
+  }
+  return taint.key.starts_with("readiness.k8s.io/");
 }
 
 bool EffectSelected(uint8_t mask, std::string_view effect) {

@@ -36,9 +36,14 @@ inline constexpr const char* kTaintExternalCloudProvider =
 inline constexpr const char* kTaintUnregistered = "karpenter.sh/unregistered";
 inline constexpr const char* kTaintDisrupted = "karpenter.sh/disrupted";
 
-// Taints every new node carries for a while and which Karpenter therefore ignores when
-// deciding whether a pod fits (KnownEphemeralTaints upstream).
+// Taints every new node carries for a while and which Karpenter therefore ignores on a node
+// it manages until the node is initialized (KnownEphemeralTaints upstream). Matched by key and
+// effect.
 const std::vector<api::Taint>& KnownEphemeralTaints();
+
+// The taint is one of KnownEphemeralTaints, or its key starts with a prefix whose taints a
+// controller removes when a node is ready ("readiness.k8s.io/", the Node Readiness Controller).
+bool IsKnownEphemeralTaint(const api::Taint& taint);
 
 // Which taint effects a check considers (bit set). Taints with an unrecognised effect are
 // only considered under kAllEffects.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "scheduling/requirements.h"
 #include "scheduling/taints.h"
@@ -21,13 +22,32 @@ bool Terminal(const api::Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
 }
 
-// Node taints Kubernetes adds while a node starts or is unhealthy; Karpenter ignores them when
-// deciding whether pods fit on capacity that is coming up.
-bool EphemeralTaint(const api::Taint& t) {
-  for (const auto& e : scheduling::KnownEphemeralTaints()) {
-    if (scheduling::TaintsMatch(e, t)) return true;
+// The taints pods must tolerate on existing capacity (state/statenode.go Taints): a managed node
+// not yet registered is known by its NodeClaim's taints; until a managed node is initialized,
+// the taints every starting node carries and its NodeClaim's startupTaints are expected to go,
+// so they are ignored. An initialized node keeps every taint: a not-ready taint then means it
+// went unhealthy. `claim` is null for a node nodesmith does not manage.
+std::vector<api::Taint> SchedulingTaints(const std::vector<api::Taint>& node_taints,
+                                         const api::NodeClaim* claim, bool registered,
+                                         bool initialized) {
+  const std::vector<api::Taint>& taints =
+      claim != nullptr && !registered ? claim->spec.taints : node_taints;
+  if (claim == nullptr || initialized) return taints;
+  std::vector<api::Taint> out;
+  for (const api::Taint& t : taints) {
+    if (scheduling::IsKnownEphemeralTaint(t)) continue;
+    if (std::any_of(claim->spec.startup_taints.begin(), claim->spec.startup_taints.end(),
+                    [&](const api::Taint& st) { return scheduling::TaintsMatch(st, t); })) {
+      continue;
+    }
+    out.push_back(t);
   }
-  return t.key == scheduling::kTaintUnregistered;
+  return out;
+}
+
+bool LabelIsTrue(const api::Labels& labels, const char* key) {
+  auto it = labels.find(key);
+  return it != labels.end() && it->second == "true";
 }
 
 // Entry-wise minimum over the allocatable (or capacity) of the named types: the least an
@@ -75,51 +95,62 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
   std::map<std::string, const cloud::InstanceType*> type_by_name;
   for (const auto& t : s.instance_types) type_by_name[t->name] = t.get();
 
-  // Nodes, by name.
-  std::vector<const api::Node*> nodes;
-  for (const auto& n : objects.nodes) nodes.push_back(&n.object);
-  std::sort(nodes.begin(), nodes.end(),
-            [](const api::Node* a, const api::Node* b) { return a->metadata.name < b->metadata.name; });
-  std::map<std::string, int> existing_index;
-  std::map<std::string, bool> provider_ids;
-  for (const api::Node* n : nodes) {
+  // The NodeClaim behind each Node: the one with the Node's provider ID, else the one naming it.
+  std::map<std::string, const api::NodeClaim*> claim_by_provider_id, claim_by_node_name;
+  for (const auto& c : objects.node_claims) {
+    if (!c.object.status.provider_id.empty()) claim_by_provider_id[c.object.status.provider_id] = &c.object;
+    if (!c.object.status.node_name.empty()) claim_by_node_name[c.object.status.node_name] = &c.object;
+  }
+  auto claim_of = [&](const api::Node& n) -> const api::NodeClaim* {
+    if (!n.spec.provider_id.empty()) {
+      auto it = claim_by_provider_id.find(n.spec.provider_id);
+      if (it != claim_by_provider_id.end()) return it->second;
+    }
+    auto it = claim_by_node_name.find(n.metadata.name);
+    return it == claim_by_node_name.end() ? nullptr : it->second;
+  };
+
+  // Nodes.
+  std::set<std::string> node_names;
+  std::set<std::string> provider_ids;
+  for (const auto& sn : objects.nodes) {
+    const api::Node* n = &sn.object;
     if (n->metadata.deletion_timestamp.has_value()) continue;
+    const api::NodeClaim* claim = claim_of(*n);
     ExistingCapacity e;
     e.name = n->metadata.name;
     e.labels = n->metadata.labels;
     auto pool = e.labels.find(scheduling::kLabelNodePool);
     if (pool != e.labels.end()) e.node_pool = pool->second;
-    for (const auto& t : n->spec.taints) {
-      if (!EphemeralTaint(t)) e.taints.push_back(t);
-    }
+    // Nodes nobody manages count as registered and initialized, as upstream.
+    e.initialized = claim == nullptr || LabelIsTrue(e.labels, scheduling::kLabelNodeInitialized);
+    const bool registered = claim == nullptr || LabelIsTrue(e.labels, scheduling::kLabelNodeRegistered);
+    e.taints = SchedulingTaints(n->spec.taints, claim, registered, e.initialized);
     e.allocatable = n->status.allocatable.empty() ? n->status.capacity : n->status.allocatable;
     e.capacity = n->status.capacity.empty() ? e.allocatable : n->status.capacity;
     e.schedulable = !n->spec.unschedulable;
-    if (!n->spec.provider_id.empty()) provider_ids[n->spec.provider_id] = true;
-    existing_index[e.name] = static_cast<int>(s.existing.size());
+    if (!n->spec.provider_id.empty()) provider_ids.insert(n->spec.provider_id);
+    node_names.insert(e.name);
     s.existing.push_back(std::move(e));
   }
 
-  // In-flight NodeClaims (no Node yet), by name.
-  std::vector<const api::NodeClaim*> claims;
-  for (const auto& c : objects.node_claims) claims.push_back(&c.object);
-  std::sort(claims.begin(), claims.end(), [](const api::NodeClaim* a, const api::NodeClaim* b) {
-    return a->metadata.name < b->metadata.name;
-  });
-  for (const api::NodeClaim* c : claims) {
+  // In-flight NodeClaims (no Node yet): uninitialized capacity.
+  for (const auto& sc : objects.node_claims) {
+    const api::NodeClaim* c = &sc.object;
     if (c->metadata.deletion_timestamp.has_value()) continue;
-    if (!c->status.node_name.empty() && existing_index.count(c->status.node_name)) continue;
+    if (!c->status.node_name.empty() && node_names.count(c->status.node_name)) continue;
     if (!c->status.provider_id.empty() && provider_ids.count(c->status.provider_id)) continue;
     ExistingCapacity e;
     e.name = c->metadata.name;
     e.in_flight = true;
+    e.initialized = false;
     scheduling::Requirements reqs =
         scheduling::Requirements::FromNodeSelectorRequirements(c->spec.requirements);
     e.labels = c->metadata.labels;
     for (const auto& [k, v] : reqs.SingleValuedLabels()) e.labels.emplace(k, v);
     auto pool = e.labels.find(scheduling::kLabelNodePool);
     if (pool != e.labels.end()) e.node_pool = pool->second;
-    e.taints = c->spec.taints;
+    e.taints = SchedulingTaints(c->spec.taints, c, /*registered=*/false, /*initialized=*/false);
     std::vector<const cloud::InstanceType*> candidates;
     if (const auto* it = reqs.Find(scheduling::kLabelInstanceTypeStable); it && !it->complement()) {
       for (const auto& name : it->Values()) {
@@ -130,9 +161,18 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
     e.allocatable = !c->status.allocatable.empty() ? c->status.allocatable : MinOver(candidates, false);
     e.capacity = !c->status.capacity.empty() ? c->status.capacity : MinOver(candidates, true);
     if (e.allocatable.empty()) continue;  // nothing known about its size: cannot plan onto it
-    existing_index[e.name] = static_cast<int>(s.existing.size());
     s.existing.push_back(std::move(e));
   }
+
+  // Initialized capacity first, then by name (scheduler.go sortExistingNodes): consolidation
+  // should move pods onto capacity that is up before capacity that is still coming.
+  std::sort(s.existing.begin(), s.existing.end(),
+            [](const ExistingCapacity& a, const ExistingCapacity& b) {
+              if (a.initialized != b.initialized) return a.initialized;
+              return a.name < b.name;
+            });
+  std::map<std::string, int> existing_index;
+  for (size_t i = 0; i < s.existing.size(); ++i) existing_index[s.existing[i].name] = static_cast<int>(i);
 
   // Pods: pending ones in input order, bound ones attached to their node.
   for (auto& sp : objects.pods) {

@@ -26,7 +26,8 @@ struct ExistingCapacity {
   bool in_flight = false;       // a NodeClaim without a Node
   std::string node_pool;        // karpenter.sh/nodepool label, "" when not managed
   api::Labels labels;           // for an in-flight NodeClaim: its labels + single-valued requirements
-  std::vector<api::Taint> taints;  // startup taints excluded
+  bool initialized = true;      // false for a managed node not yet initialized, and in flight
+  std::vector<api::Taint> taints;  // those pods must tolerate (see BuildSnapshot)
   api::ResourceList allocatable;
   api::ResourceList capacity;
   std::vector<int> bound_pods;  // indices into Snapshot::bound_pods
@@ -36,7 +37,7 @@ struct ExistingCapacity {
 struct Snapshot {
   std::vector<api::Pod> pending_pods;        // input order; workload pods after explicit pods
   std::vector<api::Pod> bound_pods;          // non-terminal pods bound to `existing`
-  std::vector<ExistingCapacity> existing;    // Nodes by name, then in-flight NodeClaims by name
+  std::vector<ExistingCapacity> existing;    // initialized first, then by name
   std::vector<api::NodePool> node_pools;     // weight desc, then name desc
   std::vector<api::Pod> daemon_set_pods;     // one pod per DaemonSet (its template), by key
   cloud::InstanceTypes instance_types;       // by name
