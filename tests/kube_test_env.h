@@ -115,12 +115,14 @@ inline void EnsureReferenceCrds() {
   // Polled rather than `kubectl wait`, which fails at once ("accessor error: <nil>") when it reads
   // a CRD before the server has written any condition.
   for (const char* crd : {"nodeclaims.karpenter.sh", "nodepools.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws"}) {
+    CommandResult r;
     for (int i = 0; i < 600; ++i) {
-      CommandResult r = RunWithTestenv(std::string("kubectl get crd/") + crd +
-                                       " -o jsonpath='{.status.conditions[?(@.type==\"Established\")].status}'");
+      r = RunWithTestenv(std::string("kubectl get crd/") + crd +
+                         " -o jsonpath='{.status.conditions[?(@.type==\"Established\")].status}'");
       if (r.exit_code == 0 && r.output == "True") break;
       usleep(100 * 1000);
     }
+    if (r.exit_code != 0 || r.output != "True") ADD_FAILURE() << "crd/" << crd << " not Established: " << r.output;
   }
 }
 

@@ -166,7 +166,7 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
 
   // Initialized capacity first, then by name (scheduler.go sortExistingNodes): consolidation
   // should move pods onto capacity that is up before capacity that is still coming.
-  std::sort(s.existing.begin(), s.existing.end(),
+  std::stable_sort(s.existing.begin(), s.existing.end(),
             [](const ExistingCapacity& a, const ExistingCapacity& b) {
               if (a.initialized != b.initialized) return a.initialized;
               return a.name < b.name;

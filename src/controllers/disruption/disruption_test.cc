@@ -41,6 +41,15 @@ class DisruptionTest : public ::testing::Test {
     world_.MustCreate(p);
     ASSERT_TRUE(world_.cluster.Bind("default", name, node).ok());
   }
+  // A pod of `owner_kind` bound to `node`, then deleted: a finalizer holds it terminating.
+  void BindTerminatingPod(const std::string& name, const std::string& node, const std::string& owner_kind) {
+    api::Pod p = testing::PendingPod(name);
+    p.metadata.owner_references = {{"apps/v1", owner_kind, "owner", "u", true}};
+    p.metadata.finalizers = {"example.com/hold"};
+    world_.MustCreate(p);
+    ASSERT_TRUE(world_.cluster.Bind("default", name, node).ok());
+    ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", name).ok());
+  }
   void UpdatePool(const std::function<void(api::NodePool&)>& fn) {
     api::NodePool p = world_.MustGet<api::NodePool>("", "default");
     fn(p);
@@ -114,12 +123,7 @@ TEST_F(DisruptionTest, ANodeWithReschedulablePodsIsNotEmpty) {
 // StatefulSet's: its replacement cannot start until it is gone, so it still counts.
 TEST_F(DisruptionTest, ANodeWhoseOnlyPodsAreTerminatingReplicaSetPodsIsEmpty) {
   AddNode(1);
-  api::Pod p = testing::PendingPod("web");
-  p.metadata.owner_references = {{"apps/v1", "ReplicaSet", "web-abc", "u", true}};
-  p.metadata.finalizers = {"example.com/hold"};
-  world_.MustCreate(p);
-  ASSERT_TRUE(world_.cluster.Bind("default", "web", "ip-1").ok());
-  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "web").ok());
+  BindTerminatingPod("web", "ip-1", "ReplicaSet");
   world_.clock.Step(seconds(30));
   ASSERT_TRUE(Reconcile().ok());
   EXPECT_THAT(Deleting(), ElementsAre("default-1"));
@@ -127,12 +131,7 @@ TEST_F(DisruptionTest, ANodeWhoseOnlyPodsAreTerminatingReplicaSetPodsIsEmpty) {
 
 TEST_F(DisruptionTest, ATerminatingStatefulSetPodStillNeedsAHome) {
   AddNode(1);
-  api::Pod p = testing::PendingPod("db-0");
-  p.metadata.owner_references = {{"apps/v1", "StatefulSet", "db", "u", true}};
-  p.metadata.finalizers = {"example.com/hold"};
-  world_.MustCreate(p);
-  ASSERT_TRUE(world_.cluster.Bind("default", "db-0", "ip-1").ok());
-  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "db-0").ok());
+  BindTerminatingPod("db-0", "ip-1", "StatefulSet");
   world_.clock.Step(seconds(60));
   ASSERT_TRUE(Reconcile().ok());
   EXPECT_THAT(Deleting(), IsEmpty());
