@@ -135,8 +135,8 @@ TEST_F(DriftDetectionTest, ASnapshotsViewKeepsDriftItCannotExplain) {
   ASSERT_TRUE(world_.cluster.Update(c).ok());
   ASSERT_TRUE(MarkDrift(world_.clock, world_.cluster, world_.cloud, nullptr,
                         UnexplainedDrift::kKeep).ok());
-  const api::Condition* drifted =
-      world_.MustGet<api::NodeClaim>("", "default-a").FindCondition(kConditionDrifted);
+  const api::NodeClaim kept = world_.MustGet<api::NodeClaim>("", "default-a");
+  const api::Condition* drifted = kept.FindCondition(kConditionDrifted);  // points into `kept`
   ASSERT_NE(drifted, nullptr);
   EXPECT_EQ(drifted->reason, "AMIDrift");
   EXPECT_EQ(Detect(), "") << "the controller's view asks the cloud, and clears it";
