@@ -52,6 +52,10 @@ struct Disruption {
   std::vector<Budget> budgets{Budget{}};
 };
 
+// The NodePool's summary condition: True when it may launch nodes. The provisioner passes over a
+// NodePool that carries it with any other status.
+inline constexpr const char* kNodePoolConditionReady = "Ready";
+
 struct NodePool {
   ObjectMeta metadata;
   NodeClaimTemplate template_;

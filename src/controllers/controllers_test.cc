@@ -53,6 +53,7 @@ class ControllerSetTest : public ::testing::Test {
     pool.disruption.consolidation_policy = "WhenEmpty";
     pool.disruption.consolidate_after = core::NillableDuration{seconds(30)};
     world_.MustCreate(pool);
+    world_.MustCreate(testing::ReadyNodeClass());
     set_ = NewControllers(world_.clock, world_.cluster, world_.cloud, recorder_, Settings{});
     for (runtime::Controller* c : set_->All()) runtime_.Register(*c);
     // Kubelet: a launched NodeClaim's Node registers 20 s later and is Ready 10 s after that;
@@ -135,11 +136,21 @@ TEST_F(ControllerSetTest, FromPendingPodsToAnInitializedNodeAndBackToNothing) {
   }
 }
 
+TEST_F(ControllerSetTest, ANodePoolWhoseNodeClassIsNotReadyLaunchesNothing) {
+  api::EC2NodeClass node_class = world_.MustGet<api::EC2NodeClass>("", "default");
+  node_class.conditions = {{"Ready", "False", "SubnetsNotFound", "SubnetSelector did not match any Subnets",
+                            world_.clock.Now()}};
+  ASSERT_TRUE(world_.cluster.Update(node_class).ok());
+  world_.MustCreate(testing::PendingPod("a", "500m"));
+  RunFor(seconds(30));
+  EXPECT_FALSE(api::IsConditionTrue(world_.MustGet<api::NodePool>("", "default").conditions, "Ready"));
+  EXPECT_THAT(world_.cluster.List<api::NodeClaim>(), IsEmpty());
+  bool logged = false;
+  for (const auto& e : recorder_.events) logged = logged || e.message == "ignoring nodepool, not ready";
+  EXPECT_TRUE(logged) << "the provisioner says why the pod waits";
+}
+
 TEST_F(ControllerSetTest, StatusFollowsTheNodesAsKarpenterKeepsIt) {
-  api::EC2NodeClass node_class;
-  node_class.metadata.name = "default";
-  node_class.conditions = {{"Ready", "True", "Ready", "", world_.clock.Now()}};
-  world_.MustCreate(node_class);
   RunFor(seconds(1));
   api::NodePool pool = world_.MustGet<api::NodePool>("", "default");
   EXPECT_EQ(pool.metadata.annotations[kNodePoolHashAnnotation], NodePoolHash(pool));

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/conditions.h"
 #include "api/manifest.h"
 #include "api/node_status.h"
 #include "api/pod_status.h"
@@ -170,7 +171,16 @@ core::Result<std::unique_ptr<World>> World::Create(const api::ObjectSet& inputs,
 }
 
 core::Status World::Load(const api::ObjectSet& inputs) {
-  return cluster::Load(inputs, cluster_);
+  // The simulated cloud resolves every EC2NodeClass's subnets, security groups and AMIs, so each
+  // one without a status is Ready, as the AWS provider's status controller would leave it on an
+  // account where its selectors match; one given with a status keeps it.
+  api::ObjectSet objects = inputs;
+  for (auto& nc : objects.ec2_node_classes) {
+    if (api::FindCondition(nc.object.conditions, "Ready") != nullptr) continue;
+    nc.object.conditions.push_back(
+        {"Ready", "True", "Ready", "", clock_.Now()});
+  }
+  return cluster::Load(objects, cluster_);
 }
 
 void World::Log(runtime::LogLevel level, const std::string& logger, const std::string& message,

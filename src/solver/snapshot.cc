@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "api/conditions.h"
 #include "scheduling/requirements.h"
 #include "scheduling/taints.h"
 
@@ -43,6 +44,55 @@ std::vector<api::Taint> SchedulingTaints(const std::vector<api::Taint>& node_tai
     out.push_back(t);
   }
   return out;
+}
+
+// The DaemonSet owner reference that controls `pod`, or null.
+const api::OwnerReference* ControllingDaemonSet(const api::Pod& pod) {
+  for (const auto& ref : pod.metadata.owner_references) {
+    if (ref.kind == "DaemonSet" && ref.controller) return &ref;
+  }
+  return nullptr;
+}
+
+bool CreatedAfter(const api::Pod& a, const api::Pod& b) {
+  const core::Time never{};
+  return a.metadata.creation_timestamp.value_or(never) >
+         b.metadata.creation_timestamp.value_or(never);
+}
+
+// A pod from the DaemonSet's template, as the DaemonSet controller would create it.
+api::Pod DaemonSetPodFromTemplate(const api::DaemonSet& ds) {
+  api::Pod p;
+  p.metadata = ds.template_.metadata;
+  p.metadata.name = ds.metadata.name;
+  p.metadata.namespace_ = ds.metadata.namespace_;
+  p.metadata.owner_references.push_back(
+      api::OwnerReference{"apps/v1", "DaemonSet", ds.metadata.name, ds.metadata.uid, true});
+  p.spec = ds.template_.spec;
+  return p;
+}
+
+// An existing pod of the DaemonSet as the pod it would add to a new node: unbound, and with the
+// template's required node affinity in place of the one the DaemonSet controller wrote for the
+// pod's own node (a term pinning metadata.name).
+api::Pod DaemonSetPodFromPod(const api::Pod& pod, const api::DaemonSet& ds) {
+  api::Pod p;
+  p.metadata = pod.metadata;
+  p.spec = pod.spec;
+  p.spec.node_name.clear();
+  std::optional<api::NodeSelector> required;
+  const auto& template_affinity = ds.template_.spec.affinity;
+  if (template_affinity && template_affinity->node_affinity) {
+    required = template_affinity->node_affinity->required;
+  }
+  if (p.spec.affinity && p.spec.affinity->node_affinity) {
+    p.spec.affinity->node_affinity->required = std::move(required);
+  } else if (required) {
+    if (!p.spec.affinity) p.spec.affinity.emplace();
+    p.spec.affinity->node_affinity.emplace();
+    p.spec.affinity->node_affinity->required = std::move(required);
+  }
+  return p;
 }
 
 bool LabelIsTrue(const api::Labels& labels, const char* key) {
@@ -189,10 +239,15 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
   }
   for (auto& p : workload_pods) s.pending_pods.push_back(std::move(p));
 
-  // NodePools not being deleted, highest weight first and equal weights by name descending, as
-  // Karpenter's provisioner orders them (pkg/utils/nodepool OrderByWeight).
+  // NodePools that may launch, highest weight first and equal weights by name descending, as
+  // Karpenter's provisioner orders them (pkg/utils/nodepool OrderByWeight). A NodePool being
+  // deleted may not; nor may one whose Ready condition says it is not ready (its node class is
+  // missing or failing). One without the condition (a user's manifest, no controller has
+  // looked at it yet) counts as ready.
   for (const auto& np : objects.node_pools) {
     if (np.object.metadata.deletion_timestamp.has_value()) continue;
+    const api::Condition* ready = api::FindCondition(np.object.conditions, api::kNodePoolConditionReady);
+    if (ready != nullptr && ready->status != "True") continue;
     s.node_pools.push_back(np.object);
   }
   std::stable_sort(s.node_pools.begin(), s.node_pools.end(),
@@ -202,16 +257,27 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
                      return a.metadata.name > b.metadata.name;
                    });
 
-  // DaemonSets: a pod from each template, as the DaemonSet controller would create it.
+  // DaemonSets: the pod each would add to a new node. That is its newest existing pod when it
+  // has one, since admission (LimitRanger, a VPA) may have changed what the template asks for,
+  // else a pod from its template (provisioner.go getDaemonSetPods, state/cluster.go).
+  std::map<std::string, std::vector<const api::Pod*>> daemon_pods;  // by "namespace/name"
+  for (const auto& sp : objects.pods) {
+    const api::OwnerReference* owner = ControllingDaemonSet(sp.object);
+    if (owner != nullptr) daemon_pods[sp.object.metadata.namespace_ + "/" + owner->name].push_back(&sp.object);
+  }
   for (const auto& ds : objects.daemon_sets) {
-    api::Pod p;
-    p.metadata = ds.object.template_.metadata;
-    p.metadata.name = ds.object.metadata.name;
-    p.metadata.namespace_ = ds.object.metadata.namespace_;
-    p.metadata.owner_references.push_back(
-        api::OwnerReference{"apps/v1", "DaemonSet", ds.object.metadata.name, ds.object.metadata.uid, true});
-    p.spec = ds.object.template_.spec;
-    s.daemon_set_pods.push_back(std::move(p));
+    const api::DaemonSet& d = ds.object;
+    const api::Pod* newest = nullptr;
+    auto pods = daemon_pods.find(d.metadata.namespace_ + "/" + d.metadata.name);
+    if (pods != daemon_pods.end()) {
+      for (const api::Pod* p : pods->second) {
+        // Not a pod of an earlier DaemonSet of the same name.
+        if (!d.metadata.uid.empty() && ControllingDaemonSet(*p)->uid != d.metadata.uid) continue;
+        if (newest == nullptr || CreatedAfter(*p, *newest)) newest = p;
+      }
+    }
+    s.daemon_set_pods.push_back(newest != nullptr ? DaemonSetPodFromPod(*newest, d)
+                                                  : DaemonSetPodFromTemplate(d));
   }
   std::stable_sort(s.daemon_set_pods.begin(), s.daemon_set_pods.end(),
                    [](const api::Pod& a, const api::Pod& b) { return PodKey(a) < PodKey(b); });

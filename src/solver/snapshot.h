@@ -3,7 +3,7 @@
 //
 // It answers the questions the scheduler would otherwise ask a cluster mid-solve: which pods
 // are pending, which nodes exist and what is bound to them, which NodeClaims are still being
-// launched (no Node yet), which NodePools may launch nodes (highest weight first, then name),
+// launched (no Node yet), which NodePools may launch nodes (Ready, highest weight first, then name),
 // which DaemonSets add pods to new nodes, and where volumes pin pods. Iteration orders are fixed
 // here so every later output is deterministic.
 #pragma once
@@ -38,8 +38,8 @@ struct Snapshot {
   std::vector<api::Pod> pending_pods;        // input order; workload pods after explicit pods
   std::vector<api::Pod> bound_pods;          // non-terminal pods bound to `existing`
   std::vector<ExistingCapacity> existing;    // initialized first, then by name
-  std::vector<api::NodePool> node_pools;     // weight desc, then name desc
-  std::vector<api::Pod> daemon_set_pods;     // one pod per DaemonSet (its template), by key
+  std::vector<api::NodePool> node_pools;     // those that may launch: weight desc, then name desc
+  std::vector<api::Pod> daemon_set_pods;     // per DaemonSet its newest pod, else its template; by key
   cloud::InstanceTypes instance_types;       // by name
   scheduling::LabelKeySet well_known;        // default well-known keys + catalog additions
   VolumeTopology volume_topology;

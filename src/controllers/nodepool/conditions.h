@@ -23,7 +23,7 @@
 
 namespace nodesmith::controllers {
 
-inline constexpr const char* kConditionReady = "Ready";
+inline constexpr const char* kConditionReady = api::kNodePoolConditionReady;
 inline constexpr const char* kConditionValidationSucceeded = "ValidationSucceeded";
 inline constexpr const char* kConditionNodeClassReady = "NodeClassReady";
 inline constexpr const char* kConditionNodeRegistrationHealthy = "NodeRegistrationHealthy";

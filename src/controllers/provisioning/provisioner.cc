@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "api/conditions.h"
 #include "cluster/cluster_snapshot.h"
 #include "controllers/common/karpenter.h"
 #include "controllers/controllers.h"
@@ -193,6 +194,14 @@ core::Status Provisioner::Provision() {
   if (snapshot->pending_pods.empty()) return core::Status::Ok();
   Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
        "Found " + std::to_string(snapshot->pending_pods.size()) + " provisionable pods");
+  // The snapshot leaves them out; say so, as Karpenter's provisioner does.
+  for (const auto& pool : pools) {
+    const api::Condition* ready = api::FindCondition(pool.conditions, api::kNodePoolConditionReady);
+    if (ready != nullptr && ready->status != "True") {
+      Emit(recorder_, runtime::LogLevel::kError, kLogger, "ignoring nodepool, not ready", "",
+           {{"NodePool", pool.metadata.name}, {"reason", ready->reason}});
+    }
+  }
   if (pools.empty()) {
     Emit(recorder_, runtime::LogLevel::kWarn, kLogger,
          "No nodepools found; cannot provision " + std::to_string(snapshot->pending_pods.size()) +

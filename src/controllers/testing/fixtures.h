@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
 #include "api/nodepool.h"
@@ -67,6 +68,15 @@ inline api::NodePool Pool(std::string name = "default") {
   p.template_.spec.requirements = {
       {scheduling::kLabelCapacityType, "In", {cloud::kCapacityTypeSpot}, std::nullopt}};
   return p;
+}
+
+// The EC2NodeClass Pool() refers to, Ready as the AWS provider leaves one whose selectors
+// resolve: NodePools that use it may launch.
+inline api::EC2NodeClass ReadyNodeClass(std::string name = "default") {
+  api::EC2NodeClass c;
+  c.metadata.name = std::move(name);
+  c.conditions = {{"Ready", "True", "Ready", "", kStart}};
+  return c;
 }
 
 inline api::Pod PendingPod(std::string name, std::string cpu = "1") {
