@@ -19,6 +19,9 @@ inline constexpr const char* kResourceNvidiaGpu = "nvidia.com/gpu";
 inline constexpr const char* kResourceAmdGpu = "amd.com/gpu";
 inline constexpr const char* kResourceNeuron = "aws.amazon.com/neuron";
 inline constexpr const char* kResourceEfa = "vpc.amazonaws.com/efa";
+// Not a resource of any node or pod: the name under which a NodePool's limits and status count
+// nodes, each node counting as one.
+inline constexpr const char* kResourceNodes = "nodes";
 
 class ResourceList {
  public:

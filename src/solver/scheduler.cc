@@ -33,6 +33,7 @@ namespace nodesmith::solver {
 namespace {
 
 constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+constexpr int64_t kOneNode = 1000;  // the milli-value of one node against a `nodes` limit
 
 // Every required node-affinity term of the pod as text: two pods whose signatures match can
 // still differ in the terms after the first, which relaxation may reach.
@@ -362,8 +363,12 @@ void Solver::BuildIndex() {
 }
 
 void Solver::BuildTypes() {
+  // A NodePool's `nodes` limit: every node counts as one node of capacity (Karpenter's
+  // StateNode.Capacity), so a new NodeClaim needs one node left, and takes it.
+  const int nodes = index_.Find(api::kResourceNodes);
   for (const auto& t : s_.instance_types) {
     types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
+    if (nodes >= 0) types_.back().capacity[nodes] = kOneNode;
     type_allocatable_.insert(type_allocatable_.end(), types_.back().allocatable.begin(),
                              types_.back().allocatable.end());
     for (const auto& r : t->requirements) type_keys_.insert(r.key());
@@ -412,6 +417,7 @@ void Solver::BuildTemplates() {
       for (const auto& e : s_.existing) {
         if (e.node_pool != t.name) continue;
         ResourceVector cap = index_.ToVector(e.capacity);
+        if (const int nodes = index_.Find(api::kResourceNodes); nodes >= 0) cap[nodes] = kOneNode;
         for (int r = 0; r < index_.size(); ++r) {
           if (t.remaining[r] != kUnlimited) t.remaining[r] -= cap[r];
         }
@@ -726,6 +732,17 @@ bool Solver::TryClaim(int p, int k) {
       std::vector<int>& kept = scratch_options_;
       FilterOptions(c, requests, c.requirements, false, kept);
       if (kept.empty()) return dead();
+      if (c.requirements.HasMinValues()) {
+        // Fewer types may no longer offer what minValues asks for: Strict refuses the pod here
+        // (it opens another NodeClaim), BestEffort relaxes (nodeclaim.go CanAdd). Capacity only
+        // fills, so a refusal holds for every pod of the class.
+        scheduling::Requirements relaxed = c.requirements;
+        if (!EnforceMinValues(relaxed, kept, nullptr)) return dead();
+        if (!(relaxed == c.requirements)) {
+          c.requirements = std::move(relaxed);
+          ++claim_version_[k];
+        }
+      }
       max_may_drop = DropsMax(c, kept);
       c.options.swap(kept);  // the old buffer is reused next time
     }
@@ -888,6 +905,15 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   }
   Template& tm = templates_[t];
   ClassState& cs = classes_[ps.base_cls];
+  if (tm.has_limits) {
+    // Known before any type is looked at: every type takes one node (scheduler.go
+    // addToNewNodeClaim).
+    if (const int nodes = index_.Find(api::kResourceNodes);
+        nodes >= 0 && tm.remaining[nodes] < kOneNode) {
+      *reason = "node limits have been exhausted for nodepool";
+      return false;
+    }
+  }
 
   ClaimState c;
   c.tmpl = t;

@@ -309,6 +309,42 @@ TEST(Scheduler, NodePoolLimitsCountExistingCapacityAndShrinkDuringTheSolve) {
             "remaining limits (cpu 0)");
 }
 
+TEST(Scheduler, ANodesLimitCountsEveryNodeOldAndNew) {
+  // limits.nodes 3: the existing node counts as one, each new NodeClaim as one, so of three pods
+  // that each need a node of their own two get one and the third is refused.
+  Cluster c;
+  c.Add(TypeSpec{.name = "c4", .cpu = "4", .price = 0.2});
+  api::NodePool np = MakePool("default");
+  np.limits.Set("nodes", Q("3"));
+  c.Add(np);
+  api::Node full = MakeNode("old", "4", "16Gi", {{"karpenter.sh/nodepool", "default"}});
+  full.spec.taints.push_back({"dedicated", "x", "NoSchedule"});
+  c.Add(full);
+  for (int i = 1; i <= 3; ++i) c.Add(MakePod("p" + std::to_string(i), "3", "", i));
+  Results r = c.Solve();
+  EXPECT_THAT(PodsPerClaim(r), ElementsAre(ElementsAre("default/p1"), ElementsAre("default/p2")));
+  ASSERT_THAT(r.unschedulable, SizeIs(1));
+  EXPECT_EQ(r.unschedulable[0].pod, "default/p3");
+  EXPECT_EQ(r.unschedulable[0].reason,
+            "incompatible with nodepool default: node limits have been exhausted for nodepool");
+}
+
+TEST(Scheduler, ANodesLimitAlreadyReachedLaunchesNothingAndOtherLimitsStillApply) {
+  Cluster c;
+  c.Add(TypeSpec{.name = "c4", .cpu = "4", .price = 0.2});
+  api::NodePool np = MakePool("default");
+  np.limits.Set("nodes", Q("1"));
+  np.limits.Set("cpu", Q("100"));
+  c.Add(np);
+  api::Node full = MakeNode("old", "4", "16Gi", {{"karpenter.sh/nodepool", "default"}});
+  full.spec.taints.push_back({"dedicated", "x", "NoSchedule"});
+  c.Add(full).Add(MakePod("p", "1"));
+  Results r = c.Solve();
+  EXPECT_THAT(r.new_node_claims, IsEmpty());
+  ASSERT_THAT(r.unschedulable, SizeIs(1));
+  EXPECT_THAT(r.unschedulable[0].reason, ::testing::HasSubstr("node limits have been exhausted"));
+}
+
 TEST(Scheduler, LimitsNarrowLaterNodeClaimsOfTheSamePods) {
   // Three alike pods that cannot share a node (one host port), a pool limit of 12 cpu. The first
   // NodeClaim may still launch c8 (8 of 12 counted), the second only c4 (the 4 left), the third
@@ -377,6 +413,27 @@ TEST_F(MinValues, BestEffortRelaxesToWhatTheOptionsOffer) {
   ASSERT_THAT(r.new_node_claims, SizeIs(1));
   EXPECT_THAT(r.new_node_claims[0].instance_type_options, ElementsAre("b", "c"));
   EXPECT_EQ(r.new_node_claims[0].requirements.Find("node.kubernetes.io/instance-type")->min_values(), 2);
+}
+
+TEST(MinValuesOnEveryAdd, StrictRefusesAPodThatWouldLeaveTooFewTypesSoItOpensAnotherNodeClaim) {
+  // minValues 2 on the instance type. Two 2-cpu pods leave b and c; a third pod would leave
+  // only c, so under Strict it is refused and opens a NodeClaim of its own (nodeclaim.go CanAdd).
+  Cluster c;
+  c.Add(TypeSpec{.name = "a", .cpu = "2", .price = 0.1})
+      .Add(TypeSpec{.name = "b", .cpu = "4", .price = 0.2})
+      .Add(TypeSpec{.name = "c", .cpu = "8", .price = 0.4});
+  api::NodePool np = MakePool("default");
+  np.template_.spec.requirements.push_back(
+      Req("node.kubernetes.io/instance-type", "In", {"a", "b", "c"}, 2));
+  c.Add(np);
+  c.Add(MakePod("p1", "2", "", 1)).Add(MakePod("p2", "2", "", 2)).Add(MakePod("p3", "1", "", 3));
+  Results r = c.Solve();
+  ASSERT_THAT(r.new_node_claims, SizeIs(2));
+  for (const auto& claim : r.new_node_claims) {
+    EXPECT_GE(claim.instance_type_options.size(), 2u)
+        << claim.name << " keeps fewer instance types than minValues asks for";
+  }
+  EXPECT_TRUE(r.unschedulable.empty());
 }
 
 TEST(Scheduler, ExistingNodesThenInFlightNodeClaimsThenNewNodeClaims) {

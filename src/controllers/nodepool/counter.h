@@ -31,7 +31,7 @@
 
 namespace nodesmith::controllers {
 
-inline constexpr const char* kResourceNodes = "nodes";
+inline constexpr const char* kResourceNodes = api::kResourceNodes;
 
 // What each NodePool's nodes add up to (see above), by NodePool name. NodePools without
 // nodes are absent.
