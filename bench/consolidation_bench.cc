@@ -187,6 +187,8 @@ class Bench {
     n.metadata.labels[s::kLabelTopologyZone] = zone;
     n.metadata.labels[s::kLabelCapacityType] = capacity_type;
     n.metadata.labels[s::kLabelHostname] = name;
+    n.metadata.labels[s::kLabelNodeRegistered] = "true";  // as the lifecycle controller leaves it
+    n.metadata.labels[s::kLabelNodeInitialized] = "true";
     n.spec.provider_id = c.status.provider_id;
     n.status.capacity = type.capacity;
     n.status.allocatable = type.allocatable;

@@ -1,7 +1,5 @@
 #include "operator/karpenter_log.h"
 
-#include <sstream>
-
 namespace nodesmith::op {
 
 namespace {
@@ -71,17 +69,6 @@ std::string WordAfter(const std::string& message, const std::string& marker) {
 
 std::string FieldOf(const runtime::RecordedEvent& event, const std::string& key) {
   return Field(event.fields, key);
-}
-
-std::vector<std::string> SplitFieldList(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
 }
 
 std::string ControllerOfLogger(const std::string& logger) {

@@ -57,8 +57,7 @@ OperatorLine TranslateRecordedEvent(const runtime::RecordedEvent& event);
 
 // The value of a report's field ("" when absent).
 std::string FieldOf(const runtime::RecordedEvent& event, const std::string& key);
-// A field that lists names ("n1,n2"), split.
-std::vector<std::string> SplitFieldList(const std::string& text);
+using runtime::SplitFieldList;  // a field that lists names ("n1,n2"), split
 
 // "controller.nodeclaim.lifecycle" -> "nodeclaim.lifecycle".
 std::string ControllerOfLogger(const std::string& logger);

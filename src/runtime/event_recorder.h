@@ -26,6 +26,10 @@ struct RecordedEvent {
   std::vector<std::pair<std::string, std::string>> fields;
 };
 
+// A field that lists names ("n1,n2", as DisruptionDecision's "nodes"), split; spaces after a
+// comma and empty items are dropped.
+std::vector<std::string> SplitFieldList(const std::string& text);
+
 class EventRecorder {
  public:
   virtual ~EventRecorder() = default;

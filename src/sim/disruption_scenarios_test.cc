@@ -240,6 +240,85 @@ TEST(DisruptionScenarios, ASpotInterruptionIsAnsweredBeforeTheInstancesAreReclai
   EXPECT_EQ(w.PendingPods(), 0);
 }
 
+// Twelve pods that each need a node of their own (hostname anti-affinity) on spot capacity that
+// consolidates when underutilised, and one spot interruption at 10 minutes: the interrupted pod
+// gets a new node, and nothing else should move. Consolidation once looped here, deleting a node
+// every 25 s: it placed a candidate's pod on the interrupted pod's node still coming up, and
+// left out of the price the NodeClaim the pending pod needed.
+constexpr const char* kSpreadWithAnInterruption = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
+        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: ["2", "4"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+      expireAfter: Never
+  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: spread, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: spread}}
+  template:
+    metadata: {labels: {app: spread}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: spread}}}
+      containers:
+        - name: app
+          image: public.ecr.aws/eks-distro/kubernetes/pause:3.2
+          resources: {requests: {cpu: "1", memory: 1Gi}}
+---
+apiVersion: nodesmith.dev/v1alpha1
+kind: Scenario
+metadata: {name: spread-with-an-interruption}
+spec:
+  duration: 40m
+  sampleInterval: 1m
+  cloud: {launchLatency: 3s, registrationDelay: 20s, readyDelay: 10s, spotInterruptionWarning: 2m}
+  settings: {batchIdleDuration: 1s, batchMaxDuration: 10s}
+  events:
+    - {at: 0s, scale: {kind: Deployment, name: spread, replicas: 12}}
+    - {at: 10m, interrupt: {nodePool: default, count: 1, type: spot}}
+)";
+
+TEST(DisruptionScenarios, AnInterruptionOfASpreadWorkloadReplacesOneNodeAndNothingChurns) {
+  auto set = api::LoadManifestsFromString(kSpreadWithAnInterruption, "spread.yaml");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  auto scenario = ScenarioFromInputs(*set);
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  WorldOptions options;
+  options.check_invariants = true;
+  auto world = World::Create(*set, *scenario, options);
+  ASSERT_TRUE(world.ok()) << world.status().message();
+  World& w = **world;
+  w.Run();
+
+  EXPECT_TRUE(w.invariant_violations().empty()) << Violations(w);
+  EXPECT_EQ(w.PendingPods(), 0);
+  // Twelve nodes for the burst, one for the interrupted pod.
+  EXPECT_EQ(Events(w, "NodeClaimCreated").size(), 13u);
+  EXPECT_LE(Events(w, "DisruptionDecision").size(), 1u);
+}
+
 TEST(DisruptionScenarios, TheDiurnalDayKeepsEveryInvariant) {
   const auto started = std::chrono::steady_clock::now();
   auto world = Simulate("diurnal.yaml");

@@ -55,9 +55,16 @@ InvariantOptions DefaultInvariantOptions(const cloud::sim::CloudTimings& timings
 InvariantChecker::InvariantChecker(const core::Clock& clock, cluster::ClusterApi& cluster,
                                    const cloud::sim::SimulatedCloud& cloud,
                                    InvariantOptions options)
-    : clock_(clock), cluster_(cluster), cloud_(cloud), options_(options) {}
+    : clock_(clock),
+      cluster_(cluster),
+      cloud_(cloud),
+      options_(options),
+      churn_(clock, cluster, [this](std::string invariant, std::string message) {
+        Report(std::move(invariant), std::move(message));
+      }) {}
 
 void InvariantChecker::Start() {
+  churn_.Start();
   cluster_.ForEachObject(cluster::Kind::kNode, [&](const cluster::Object& o) {
     const auto& node = std::get<api::Node>(o);
     if (!node.spec.provider_id.empty()) node_provider_ids_[node.metadata.name] = node.spec.provider_id;

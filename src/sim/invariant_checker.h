@@ -31,6 +31,9 @@
 //   LostPods             every Deployment, ReplicaSet and StatefulSet not being deleted has
 //                        `replicas` live pods (bound or pending) again within `replica_grace`
 //                        of any change: a pod evicted or lost is re-created, never dropped.
+//   Churn                consolidation does not remove what was launched under the same
+//                        demand, nor decide twice about a node whose pods did not change
+//                        (churn_checker.h).
 // Each violation is reported once per episode (a budget per deleted pod, an instance once, a
 // workload once per stretch of mismatch).
 //
@@ -56,12 +59,13 @@
 #include "cluster/cluster_api.h"
 #include "core/clock.h"
 #include "core/duration.h"
+#include "sim/churn_checker.h"
 
 namespace nodesmith::sim {
 
 struct InvariantViolation {
   core::Time at;
-  std::string invariant;  // "PodDisruptionBudget", "OrphanInstance" or "LostPods"
+  std::string invariant;  // "PodDisruptionBudget", "OrphanInstance", "LostPods" or "Churn"
   std::string message;    // names the objects and the figures that broke the rule
 };
 
@@ -92,7 +96,16 @@ class InvariantChecker {
   // The cloud reported a transition of the instance: it exists (the checker learns of instances
   // that no NodeClaim ever pointed at this way).
   void NoteInstance(const std::string& provider_id);
-  // Checks the instance and workload rules as of Now(); the budget rule is checked as pods go.
+  // The disruption controller decided, or abandoned a decision (ChurnChecker).
+  void NoteDisruptionDecision(const std::string& reason, const std::vector<std::string>& node_claims,
+                              const std::vector<std::string>& nodes) {
+    churn_.NoteDecision(reason, node_claims, nodes);
+  }
+  void NoteDisruptionAbandoned(const std::vector<std::string>& node_claims) {
+    churn_.NoteAbandoned(node_claims);
+  }
+  // Checks the instance and workload rules as of Now(); the budget and churn rules are checked
+  // as pods go and decisions come.
   void Check();
 
   const std::vector<InvariantViolation>& violations() const { return violations_; }
@@ -119,6 +132,7 @@ class InvariantChecker {
   InvariantOptions options_;
 
   std::vector<InvariantViolation> violations_;
+  ChurnChecker churn_;
 
   // Budgets.
   std::map<std::string, std::string> node_provider_ids_;        // node name -> providerID

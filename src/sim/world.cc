@@ -114,6 +114,16 @@ core::Result<std::unique_ptr<World>> World::Create(const api::ObjectSet& inputs,
       if (target.empty()) target = Timeline::Field(e.event, "node");
       if (!pod.empty() && !target.empty()) w.scheduler_->Nominate(pod, target);
     }
+    if (w.invariants_ && e.event.type == "DisruptionDecision") {
+      w.invariants_->NoteDisruptionDecision(
+          Timeline::Field(e.event, "reason"),
+          runtime::SplitFieldList(Timeline::Field(e.event, "nodeClaims")),
+          runtime::SplitFieldList(Timeline::Field(e.event, "nodes")));
+    }
+    if (w.invariants_ && e.event.type == "DisruptionAbandoned") {
+      w.invariants_->NoteDisruptionAbandoned(
+          runtime::SplitFieldList(Timeline::Field(e.event, "nodeClaims")));
+    }
   });
   // PodPending for every pod created unbound, the inputs' included.
   w.cluster_.Watch(cluster::Kind::kPod, [&w](const cluster::WatchEvent& e) {

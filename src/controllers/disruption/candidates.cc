@@ -141,6 +141,7 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
   struct NodePods {
     std::vector<std::string> keys;
     double eviction_cost = 0;
+    double positive_eviction_cost = 0;
     std::string blocked;  // the first pod that holds the node, and why
   };
   std::map<std::string, NodePods> pods_by_node;
@@ -157,7 +158,9 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
         n.blocked = gate.WhyNot(pod);
       }
     }
-    n.eviction_cost += EvictionCost(pod);
+    const double cost = EvictionCost(pod);
+    n.eviction_cost += cost;
+    n.positive_eviction_cost += std::max(cost, 0.0);
     n.keys.push_back(api::PodKey(pod));
   });
   std::map<std::string, cloud::InstanceTypes> types_by_pool;
@@ -210,6 +213,7 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
       if (c.blocked.empty()) c.blocked = pods->second.blocked;
       c.reschedulable_pods = std::move(pods->second.keys);
       eviction_cost = pods->second.eviction_cost;
+      c.reschedule_disruption_cost += pods->second.positive_eviction_cost;
     }
     c.instance_type = LabelOr(node->metadata.labels, scheduling::kLabelInstanceTypeStable);
     c.zone = LabelOr(node->metadata.labels, scheduling::kLabelTopologyZone);

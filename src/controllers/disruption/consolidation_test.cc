@@ -102,7 +102,9 @@ class ConsolidationTest : public ::testing::Test {
                          {s::kLabelCapacityType, capacity_type},
                          {s::kLabelHostname, name},
                          {s::kLabelArchStable, "amd64"},
-                         {s::kLabelOSStable, "linux"}};
+                         {s::kLabelOSStable, "linux"},
+                         {s::kLabelNodeRegistered, "true"},
+                         {s::kLabelNodeInitialized, "true"}};
     for (const auto& [k, v] : extra_labels) n.metadata.labels[k] = v;
     n.spec.provider_id = c.status.provider_id;
     if (it) {
@@ -192,9 +194,78 @@ TEST_F(ConsolidationTest, AnUnderutilisedNodeIsDeletedWhenItsPodsFitElsewhere) {
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_EQ(commands[0].method, "single-node");
   EXPECT_EQ(commands[0].reason, "Underutilized");
-  EXPECT_THAT(Nodes(commands[0]), ElementsAre("idle"));  // fewest pods: cheapest to disrupt
+  EXPECT_THAT(Nodes(commands[0]), ElementsAre("idle"));  // fewest pods: the best savings ratio
   EXPECT_THAT(commands[0].replacements, IsEmpty());
   EXPECT_DOUBLE_EQ(commands[0].savings_per_hour, 0.40);
+}
+
+TEST_F(ConsolidationTest, SingleNodeTriesTheHighestSavingsRatioFirst) {
+  // Savings ratio = price / (1 + the pods' eviction costs): big $0.40 / 3, host $0.40 / 6,
+  // little $0.10 / 2. big's two pods fit in host's free 3 cpu, and so would little's one; big
+  // saves the most per pod moved, though little has the lowest disruption cost.
+  AddPool({"on-demand"});
+  AddNode("big", "large", "on-demand");
+  AddNode("host", "large", "on-demand");
+  AddNode("little", "small", "on-demand");
+  for (int i = 0; i < 5; ++i) BindPod("host-" + std::to_string(i), "host");
+  BindPod("big-0", "big");
+  BindPod("big-1", "big");
+  BindPod("little-0", "little");
+
+  auto commands = RunSingle();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Nodes(commands[0]), ElementsAre("big"));
+  EXPECT_THAT(commands[0].replacements, IsEmpty());
+}
+
+TEST_F(ConsolidationTest, SingleNodeLetsNodePoolsTakeTurns) {
+  // Pool "a" has the two best ratios (a-1 $0.40 / 2, a-2 $0.40 / 3), pool "b" the worst (b-1
+  // $0.20 / 4), yet b's node is tried second. Only a-2 and b-1 can go, so b's turn decides; by
+  // ratio alone, or by disruption cost, a-2 would go.
+  AddPool({"on-demand"}, "a");
+  AddPool({"on-demand"}, "b");
+  AddNode("a-1", "large", "on-demand", "a", {{"example.com/pinned", "a-1"}});
+  AddNode("a-2", "large", "on-demand", "a");
+  AddNode("b-1", "medium", "on-demand", "b");
+  AddNode("host", "large", "on-demand", "a");
+  for (int i = 0; i < 4; ++i) BindPod("host-" + std::to_string(i), "host");
+  BindPod("stuck", "a-1", "1", [](api::Pod& p) { p.spec.node_selector["example.com/pinned"] = "a-1"; });
+  BindPod("a-2-0", "a-2");
+  BindPod("a-2-1", "a-2");
+  for (int i = 0; i < 3; ++i) BindPod("b-1-" + std::to_string(i), "b-1");
+
+  auto commands = RunSingle();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Nodes(commands[0]), ElementsAre("b-1"));
+}
+
+TEST_F(ConsolidationTest, ACandidatesPodMayNotRelyOnCapacityStillComingUp) {
+  // The only room for "lonely" is a large NodeClaim still launching: if it never came up the pod
+  // would have nowhere to go (helpers.go SimulateScheduling, UninitializedNodeError).
+  AddPool({"on-demand"});
+  AddNode("idle", "medium", "on-demand");
+  BindPod("lonely", "idle");
+  api::NodeClaim coming;
+  coming.metadata.name = "nc-coming";
+  coming.metadata.labels = {{s::kLabelNodePool, "default"}};
+  coming.spec.requirements = {{s::kLabelInstanceTypeStable, "In", {"large"}, std::nullopt}};
+  MustCreate(coming);
+  EXPECT_THAT(RunSingle(), IsEmpty());
+  EXPECT_THAT(RunMulti(), IsEmpty());
+}
+
+TEST_F(ConsolidationTest, ANodeClaimThatPendingPodsNeedCountsAsAReplacement) {
+  // Deleting "idle" works only if the pending pod gets a node too: two new NodeClaims (the
+  // pending pod's and lonely's, which cannot share: one host port), so no command
+  // (consolidation.go computeConsolidation counts every NodeClaim of the simulation).
+  AddPool({"on-demand"});
+  AddNode("idle", "large", "on-demand");
+  auto with_port = [](api::Pod& p) { p.spec.containers[0].ports.push_back({"http", 8080, 80, "TCP", ""}); };
+  BindPod("lonely", "idle", "1", with_port);
+  api::Pod waiting = testing::PendingPod("waiting", "1");
+  with_port(waiting);
+  MustCreate(waiting);
+  EXPECT_THAT(RunSingle(), IsEmpty());
 }
 
 TEST_F(ConsolidationTest, MultiNodeWillNotReplaceNodesByOneOfTheirOwnTypeAtTheSamePrice) {

@@ -3,6 +3,8 @@
 #include <map>
 #include <utility>
 
+#include "controllers/disruption/candidate_order.h"
+
 namespace nodesmith::controllers {
 
 bool Drift::ShouldDisrupt(const Candidate& c) const {
@@ -19,18 +21,19 @@ core::Result<std::vector<Command>> Drift::ComputeCommands(
     return true;
   };
 
+  const std::vector<Candidate> ordered = ByDriftTime(candidates, kConditionDrifted);
   // Empty drifted nodes first and together: nothing has to move, so they cost no simulation,
   // and if budgets are tight they should not wait behind nodes that need replacements.
   Command empty{.method = Name(), .reason = Reason()};
-  for (const Candidate& c : candidates) {
+  for (const Candidate& c : ordered) {
     if (!c.reschedulable_pods.empty() || !take_budget(c)) continue;
     empty.savings_per_hour += c.price_per_hour;
     empty.candidates.push_back(c);
   }
   if (!empty.empty()) return std::vector<Command>{std::move(empty)};
 
-  // Then one node at a time, cheapest disruption first, replaced by whatever its pods need.
-  for (const Candidate& c : candidates) {
+  // Then one node at a time, the earliest drifted first, replaced by whatever its pods need.
+  for (const Candidate& c : ordered) {
     if (c.reschedulable_pods.empty() || !take_budget(c)) continue;
     auto simulation = simulator_.Simulate({c});
     if (!simulation.ok()) return simulation.status();

@@ -5,7 +5,7 @@
 // detection controller, see controllers/nodeclaim/drift_detection.h) and nothing blocks it.
 // Drifted candidates without reschedulable pods are all deleted by one command, as far as the
 // NodePools' budgets for reason Drifted allow. Otherwise the command takes one candidate: the
-// first, in disruption-cost order and within budget, whose pods all find a home in the
+// first, earliest Drifted transition first and within budget, whose pods all find a home in the
 // scheduling simulation; it launches the simulation's replacements (any number of them, unlike
 // consolidation) before deleting the candidate. Savings are the candidate's price minus the
 // replacements' and may be negative: drift is not about cost.

@@ -128,11 +128,24 @@ TEST_F(DriftTest, TheFirstNodeWhosePodsCanAllMoveIsTaken) {
   BindPod("huge", "ip-1", "16");  // no instance type holds 16 cpu: it cannot move
   AddNode(2);
   BindPod("web", "ip-2");
-  BindPod("api", "ip-2");  // two pods: ip-2 costs more to disrupt and is tried second
+  BindPod("api", "ip-2");  // drifted at the same moment: ip-2 is tried second, as built
   auto commands = Compute();
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_THAT(Names(commands[0]), ElementsAre("ip-2"));
   EXPECT_EQ(simulator_.solves(), 2);
+}
+
+TEST_F(DriftTest, TheNodeThatDriftedFirstIsReplacedFirst) {
+  AddNode(2);
+  BindPod("web", "ip-2");
+  BindPod("api", "ip-2");
+  world_.clock.Step(std::chrono::minutes(5));
+  AddNode(1);  // cheaper to disrupt (one pod), but drifted five minutes later
+  BindPod("db", "ip-1");
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Names(commands[0]), ElementsAre("ip-2"));
+  EXPECT_EQ(simulator_.solves(), 1);
 }
 
 TEST_F(DriftTest, NothingHappensWhenNoDriftedNodesPodsCanMove) {

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "controllers/disruption/candidate_order.h"
+
 namespace nodesmith::controllers {
 
 bool Emptiness::ShouldDisrupt(const Candidate& c) const {
@@ -20,7 +22,7 @@ core::Result<std::vector<Command>> Emptiness::ComputeCommands(
   Command cmd;
   cmd.method = Name();
   cmd.reason = Reason();
-  for (const Candidate& c : candidates) {
+  for (const Candidate& c : BySavingsRatio(candidates)) {
     if (!c.reschedulable_pods.empty()) continue;
     auto budget = remaining.find(c.node_pool_name());
     if (budget == remaining.end() || budget->second <= 0) continue;

@@ -4,7 +4,7 @@
 // WhenEmptyOrUnderutilized, consolidateAfter is not Never and has passed since the node's last
 // pod event (else its initialization), and it has no reschedulable pods (DaemonSet, static and
 // finished pods do not count). One command deletes every qualifying candidate the NodePools'
-// budgets for reason Empty allow, cheapest disruption first.
+// budgets for reason Empty allow, the most expensive first (candidate_order.h).
 #pragma once
 
 #include <string>

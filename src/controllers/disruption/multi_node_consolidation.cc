@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "controllers/disruption/candidate_order.h"
+
 namespace nodesmith::controllers {
 namespace {
 
@@ -31,13 +33,13 @@ double SameTypeCeiling(const solver::NewNodeClaim& replacement,
 core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
     const BudgetMapping& budgets, const std::vector<Candidate>& candidates) {
   const std::vector<Candidate> eligible =
-      WithinBudgets(budgets, candidates, std::max(options_.multi_node_max_candidates, 0),
+      WithinBudgets(budgets, BySavingsRatio(candidates), std::max(options_.multi_node_max_candidates, 0),
                     /*together=*/true);
   // Single nodes are single-node consolidation's; it finds every one-node option.
   if (eligible.size() < 2) return std::vector<Command>{};
 
   // Binary search for the longest prefix of two or more candidates that consolidates: candidates
-  // come cheapest disruption first, the order in which they are likeliest to go.
+  // come highest savings ratio first, the order in which they are worth most to remove.
   std::optional<Command> best;
   size_t lo = 2, hi = eligible.size();
   while (lo <= hi) {

@@ -1,7 +1,7 @@
 // MultiNodeConsolidation: replace several underutilised nodes by at most one cheaper node (or
 // none), as Karpenter's multinodeconsolidation.go.
 //
-// It takes the candidates (sorted by disruption cost) that the NodePools' Underutilized budgets
+// It takes the candidates (highest savings ratio first, candidate_order.h) that the NodePools' Underutilized budgets
 // allow, at most MethodOptions::multi_node_max_candidates of them, and binary-searches for the
 // longest prefix of two or more that consolidates. A replacement must not be one of the
 // candidates' own instance types at a price no lower than that candidate's: that would only

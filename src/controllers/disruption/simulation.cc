@@ -1,5 +1,6 @@
 #include "controllers/disruption/simulation.h"
 
+#include <map>
 #include <set>
 #include <utility>
 
@@ -153,16 +154,28 @@ core::Result<SimulationResult> SchedulingSimulator::Simulate(
   if (!results.ok()) return results.status().WithPrefix("simulating rescheduling");
 
   const std::set<std::string> candidate_pods(out.candidate_pods.begin(), out.candidate_pods.end());
-  for (const auto& claim : results->new_node_claims) {
-    for (const auto& pod : claim.pods) {
-      if (candidate_pods.count(pod)) {
-        out.replacements.push_back(claim);
-        break;
-      }
-    }
-  }
+  // Every NodeClaim the solve opens counts, also one opened only for pods that were already
+  // pending: the candidates' pods fit only because that node is assumed to come, so it is part of
+  // the price of removing them (consolidation.go computeConsolidation).
+  out.replacements = results->new_node_claims;
   for (const auto& u : results->unschedulable) {
     if (candidate_pods.count(u.pod)) out.unschedulable.push_back(u);
+  }
+  // A candidate's pod may not rely on capacity that is not initialized yet: the node may never
+  // come up, and removing the candidate would leave the pod nowhere (helpers.go
+  // SimulateScheduling, UninitializedNodeError). Pods of nodes already being deleted are not
+  // candidates' pods, so they may.
+  std::map<std::string, const solver::ExistingCapacity*> existing;
+  for (const auto& e : snapshot.existing) existing.emplace(e.name, &e);
+  for (const auto& placement : results->existing_nodes) {
+    auto e = existing.find(placement.name);
+    if (e == existing.end() || e->second->initialized) continue;
+    const std::string what = (placement.in_flight ? "nodeclaim/" : "node/") + placement.name;
+    for (const auto& pod : placement.pods) {
+      if (candidate_pods.count(pod)) {
+        out.unschedulable.push_back({pod, "would schedule against uninitialized " + what});
+      }
+    }
   }
   out.results = std::move(*results);
   return out;

@@ -9,8 +9,10 @@
 // Node and in-flight NodeClaim is existing capacity; Nodes being deleted or carrying the
 // karpenter.sh/disrupted taint are not (their pods are pending too, so the simulation does not
 // hand out room they will need). Pods already pending take part, so room they need is not
-// promised twice; new NodeClaims that hold none of the candidates' pods are the provisioner's
-// business, not replacements.
+// promised twice, and every new NodeClaim of the solve is a replacement, also one that holds
+// only pending pods: the candidates' pods fit only because it is assumed to come. A candidate's
+// pod placed on capacity that is not initialized yet counts as unschedulable (that node may
+// never come up), as Karpenter's SimulateScheduling.
 //
 // Pure over the snapshot: no cluster writes, no clock. Not thread-safe.
 #pragma once
@@ -34,10 +36,10 @@ namespace nodesmith::controllers {
 struct SimulationResult {
   // The candidates' reschedulable pods ("namespace/name"), all of which need a new home.
   std::vector<std::string> candidate_pods;
-  // New NodeClaims holding at least one candidate pod: what would have to be launched.
+  // Every new NodeClaim of the solve: what would have to be launched.
   std::vector<solver::NewNodeClaim> replacements;
-  // Candidate pods the solver could not place, with its reasons. Non-empty: the candidates
-  // cannot go.
+  // Candidate pods the solver could not place, or placed only on capacity not yet initialized,
+  // with the reasons. Non-empty: the candidates cannot go.
   std::vector<solver::UnschedulablePod> unschedulable;
   // The whole solve, for callers that need more (placements on existing nodes, prices).
   solver::Results results;

@@ -1,5 +1,7 @@
 #include "controllers/disruption/single_node_consolidation.h"
 
+#include "controllers/disruption/candidate_order.h"
+
 namespace nodesmith::controllers {
 
 core::Result<std::vector<Command>> SingleNodeConsolidation::ComputeCommands(
@@ -7,7 +9,8 @@ core::Result<std::vector<Command>> SingleNodeConsolidation::ComputeCommands(
   // One candidate per command: each only needs its pool's budget to allow one disruption.
   core::Status first_error = core::Status::Ok();
   for (const Candidate& candidate :
-       WithinBudgets(budgets, candidates, /*limit=*/-1, /*together=*/false)) {
+       WithinBudgets(budgets, BySavingsRatioInterleavingNodePools(candidates), /*limit=*/-1,
+                     /*together=*/false)) {
     auto computed = ComputeConsolidation({candidate});
     if (!computed.ok()) {
       // One node's pods the solver cannot evaluate must not stop the others from being tried.

@@ -1,7 +1,7 @@
 // SingleNodeConsolidation: delete one underutilised node, or replace it by one cheaper node, as
-// Karpenter's singlenodeconsolidation.go. Candidates are tried in order (cheapest disruption
-// first), each only if its NodePool's Underutilized budget allows; the first that consolidates
-// gives the command.
+// Karpenter's singlenodeconsolidation.go. Candidates are tried highest savings ratio first, the
+// NodePools taking turns (candidate_order.h), each only if its NodePool's Underutilized budget
+// allows; the first that consolidates gives the command.
 #pragma once
 
 #include <string>

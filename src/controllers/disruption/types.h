@@ -36,6 +36,9 @@ struct Candidate {
   // Karpenter's disruption cost: the pods' eviction costs times the fraction of the node's
   // lifetime (expireAfter) remaining. Cheaper candidates are disrupted first.
   double disruption_cost = 0;
+  // Karpenter's reschedule disruption cost: 1 for the node itself (cordon, drain, replacement
+  // latency) plus each reschedulable pod's eviction cost where positive.
+  double reschedule_disruption_cost = 1;
   // When the node last changed (last pod event, else initialization): consolidateAfter counts
   // from here.
   core::Time last_activity;
@@ -47,6 +50,8 @@ struct Candidate {
 
   const std::string& name() const { return node.metadata.name; }
   const std::string& node_pool_name() const { return node_pool.metadata.name; }
+  // What disrupting the node saves per unit of disruption: consolidation tries the highest first.
+  double SavingsRatio() const { return price_per_hour / reschedule_disruption_cost; }
 };
 
 // What one method decided: delete the candidates, launching `replacements` first when any.

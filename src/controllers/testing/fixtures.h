@@ -174,6 +174,8 @@ class World {
     api::Node n;
     n.metadata.name = "ip-" + id;
     n.metadata.labels = c.metadata.labels;
+    n.metadata.labels[s::kLabelNodeRegistered] = "true";
+    n.metadata.labels[s::kLabelNodeInitialized] = "true";
     n.spec.provider_id = c.status.provider_id;
     n.status.conditions = {{"Ready", "True", "", "", now}};
     MustCreate(std::move(n));
