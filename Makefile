@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps build testenv demo cluster-demo test check test-asan bench clean
+.PHONY: all deps build binary testenv demo cluster-demo test check test-asan bench clean
 
 all: build
 
@@ -17,20 +17,25 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The binary alone, without the tests and benchmarks (most of a full build's time).
+binary: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target nodesmith
+
 # The test peers the server tests run against (kube-apiserver & co., etcd, kwok, helm), built once
 # into ~/.cache/nodesmith-testenv and reused; a no-op when they are cached.
 testenv: deps
 	@bash scripts/testenv/build
 
 # The seed walkthrough in virtual time: the controller log on stdout, charts in the report.
-demo: build
+demo: binary
 	./$(BUILD)/nodesmith simulate -f examples/seed-walkthrough/provisioner.yaml \
 	  -f examples/scenarios/seed-walkthrough.yaml -o text --report $(BUILD)/demo-report.html
 	@echo "report: $(BUILD)/demo-report.html"
 
 # The seed walkthrough in a real cluster on this machine: the control plane, kwok, nodesmith
 # controller --cloud-provider kwok; inflate 0 -> 5 and back.
-cluster-demo: build testenv
+cluster-demo: binary testenv
 	bash scripts/cluster-demo ./$(BUILD)/nodesmith
 
 # The suite in an optimised build, then again under AddressSanitizer + UBSan. The sanitized build
