@@ -136,6 +136,11 @@ bool Consolidation::Relaunch(Command& command) const {
   return command.savings_per_hour > 0;
 }
 
+double Consolidation::ReplacementCeiling(const solver::NewNodeClaim&,
+                                         const std::vector<Candidate>&) const {
+  return std::numeric_limits<double>::infinity();
+}
+
 core::Result<std::optional<Command>> Consolidation::ComputeConsolidation(
     const std::vector<Candidate>& candidates) {
   auto simulated = simulator_.Simulate(candidates);
@@ -164,12 +169,19 @@ core::Result<std::optional<Command>> Consolidation::ComputeConsolidation(
   const s::Requirement capacity = replacement.requirements.Get(s::kLabelCapacityType);
   const s::Requirement only_spot = s::Requirement::In(s::kLabelCapacityType, {cloud::kCapacityTypeSpot});
 
+  // The options cheaper than the candidates, then under the method's own ceiling: both judged
+  // before a capacity type is chosen, on every option the simulation offered (Karpenter's
+  // RemoveInstanceTypeOptionsByPriceAndMinValues, then filterOutSameInstanceType).
+  auto keep_cheaper = [&]() {
+    return KeepOptionsCheaperThan(replacement, candidates_price) &&
+           KeepOptionsCheaperThan(replacement, ReplacementCeiling(replacement, candidates));
+  };
   if (all_spot && capacity.Has(cloud::kCapacityTypeSpot)) {
     // Spot to spot: the cheapest spot type is not necessarily the one launched (availability
     // decides), so without care consolidation would chase ever cheaper types.
     if (!options_.spot_to_spot_consolidation) return std::optional<Command>();
     replacement.requirements.Add(only_spot);
-    if (!KeepOptionsCheaperThan(replacement, candidates_price)) return std::optional<Command>();
+    if (!keep_cheaper()) return std::optional<Command>();
     cmd.replacements.push_back(std::move(replacement));
     if (!Relaunch(cmd)) return std::optional<Command>();
     if (candidates.size() == 1) {
@@ -185,7 +197,7 @@ core::Result<std::optional<Command>> Consolidation::ComputeConsolidation(
     return std::optional<Command>(std::move(cmd));
   }
 
-  if (!KeepOptionsCheaperThan(replacement, candidates_price)) return std::optional<Command>();
+  if (!keep_cheaper()) return std::optional<Command>();
   // Prices were judged assuming spot launches where spot is allowed; should spot capacity run
   // out, the launch must fail rather than fall back to a dearer on-demand node.
   if (capacity.Has(cloud::kCapacityTypeSpot) && capacity.Has(cloud::kCapacityTypeOnDemand)) {

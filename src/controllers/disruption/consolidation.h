@@ -51,6 +51,12 @@ class Consolidation : public Method {
   core::Result<std::optional<Command>> ComputeConsolidation(
       const std::vector<Candidate>& candidates);
 
+  // A price the replacement's options must stay below besides the candidates' total, judged on
+  // the options the price filter keeps, before a launch narrows them to a capacity type;
+  // +infinity for none. Multi-node consolidation bounds it by the candidates' own instance types.
+  virtual double ReplacementCeiling(const solver::NewNodeClaim& replacement,
+                                    const std::vector<Candidate>& candidates) const;
+
   // Keeps the replacement's options whose worst launch price is below `max_price`. False when
   // none is left or the rest no longer satisfy a minValues requirement.
   bool KeepOptionsCheaperThan(solver::NewNodeClaim& replacement, double max_price) const;

@@ -279,6 +279,31 @@ TEST_F(ConsolidationTest, MultiNodeWillNotReplaceNodesByOneOfTheirOwnTypeAtTheSa
   EXPECT_THAT(RunMulti(), IsEmpty());
 }
 
+TEST_F(ConsolidationTest, MultiNodeSameTypeRuleSeesOptionsWithoutSpotOfferings) {
+  // Two on-demand mediums ($0.20 each, no spot capacity) whose pods fit on one of them. Replacing
+  // both by a spot large ($0.25) is no cheaper than a medium, one of the candidates' own types, so
+  // multi-node consolidation declines (filterOutSameInstanceType sees medium among the options
+  // before the launch is narrowed to spot); single-node deletes one medium instead.
+  cloud::Catalog c = ThreeSizes();
+  c.instance_types = {testing::Type("large", "8", 0.25, 0.40), testing::Type("small", "2", 0.03, 0.10)};
+  auto medium = std::make_shared<cloud::InstanceType>(*testing::Type("medium", "4", 0.06, 0.20));
+  for (auto& o : medium->offerings) o.available = o.capacity_type != cloud::kCapacityTypeSpot;
+  c.instance_types.push_back(medium);
+  cloud::SortByName(c.instance_types);
+  UseCatalog(c);
+  AddPool({"on-demand", "spot"});
+  AddNode("a", "medium", "on-demand");
+  AddNode("b", "medium", "on-demand");
+  BindPod("web-a", "a", "1500m");
+  BindPod("web-b", "b", "1500m");
+
+  EXPECT_THAT(RunMulti(), IsEmpty());
+  auto single = RunSingle();
+  ASSERT_THAT(single, SizeIs(1));
+  EXPECT_THAT(single[0].replacements, IsEmpty());
+  EXPECT_DOUBLE_EQ(single[0].savings_per_hour, 0.20);
+}
+
 TEST_F(ConsolidationTest, TwoHalfEmptyNodesAreReplacedByOneCheaperNode) {
   AddPool({"on-demand"});
   AddNode("a", "medium", "on-demand");

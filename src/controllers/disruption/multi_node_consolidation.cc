@@ -30,6 +30,11 @@ double SameTypeCeiling(const solver::NewNodeClaim& replacement,
 
 }  // namespace
 
+double MultiNodeConsolidation::ReplacementCeiling(const solver::NewNodeClaim& replacement,
+                                                  const std::vector<Candidate>& candidates) const {
+  return SameTypeCeiling(replacement, candidates);
+}
+
 core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
     const BudgetMapping& budgets, const std::vector<Candidate>& candidates) {
   const std::vector<Candidate> eligible =
@@ -48,10 +53,6 @@ core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
     auto computed = ComputeConsolidation(prefix);
     if (!computed.ok()) return computed.status();
     std::optional<Command>& cmd = *computed;
-    if (cmd && !cmd->replacements.empty()) {
-      solver::NewNodeClaim& r = cmd->replacements.front();
-      if (!KeepOptionsCheaperThan(r, SameTypeCeiling(r, prefix)) || !Relaunch(*cmd)) cmd.reset();
-    }
     if (cmd) {
       best = std::move(cmd);
       lo = mid + 1;

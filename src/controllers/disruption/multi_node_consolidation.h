@@ -5,7 +5,9 @@
 // allow, at most MethodOptions::multi_node_max_candidates of them, and binary-searches for the
 // longest prefix of two or more that consolidates. A replacement must not be one of the
 // candidates' own instance types at a price no lower than that candidate's: that would only
-// move pods around (Karpenter's filterOutSameType). One command at most.
+// move pods around (Karpenter's filterOutSameInstanceType). The rule sees every option the price
+// filter keeps, before a launch narrows them to one capacity type, so a candidate's type that
+// has no spot offering still bounds an on-demand -> spot replacement. One command at most.
 #pragma once
 
 #include <string>
@@ -26,6 +28,11 @@ class MultiNodeConsolidation : public Consolidation {
   std::string ConsolidationType() const override { return "multi"; }
   core::Result<std::vector<Command>> ComputeCommands(
       const BudgetMapping& budgets, const std::vector<Candidate>& candidates) override;
+
+ protected:
+  // Below the cheapest candidate whose own instance type is among the options.
+  double ReplacementCeiling(const solver::NewNodeClaim& replacement,
+                            const std::vector<Candidate>& candidates) const override;
 };
 
 }  // namespace nodesmith::controllers
