@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/utf8.h"
+
 namespace nodesmith::api {
 namespace {
 
@@ -102,6 +104,7 @@ class Converter {
           if (!kv.first.IsScalar()) return Fail(path, "a mapping key must be a scalar");
           const std::string& key = kv.first.Scalar();
           if (key.size() > kMaxScalarBytes) return Fail(path, "a mapping key is too long");
+          if (!core::IsValidUtf8(key)) return Fail(path, "a mapping key is not valid UTF-8 text");
           std::string child = JoinPath(path, key);
           if (out->contains(key)) return Fail(child, "duplicate key \"" + key + "\"");
           Json v;
@@ -131,6 +134,9 @@ class Converter {
       return Fail(path, "a value of " + std::to_string(s.size()) + " bytes is longer than the " +
                             std::to_string(kMaxScalarBytes) + "-byte limit");
     }
+    // Raw bytes, or an escape such as "\x80" or "\N" that decodes to one: nothing can be said
+    // of, or written out from, text that is not text.
+    if (!core::IsValidUtf8(s)) return Fail(path, "is not valid UTF-8 text");
     const std::string& tag = node.Tag();
     PlainType type;
     if (tag == "?") {

@@ -102,6 +102,25 @@ TEST(ParseDocuments, RefusesHugeScalars) {
   EXPECT_EQ((*docs)[0].error, "a value of 10485760 bytes is longer than the 2097152-byte limit");
 }
 
+TEST(ParseDocuments, RefusesTextThatIsNotUtf8WithItsPath) {
+  // Raw bytes, and YAML escapes that decode to a lone byte, once aborted every subcommand when
+  // an error message or the output was built from them.
+  for (const std::string& text : {std::string("metadata:\n  name: a\xff\n"),
+                                 std::string("metadata:\n  name: \"a\\N\"\n")}) {
+    auto docs = ParseDocuments(text);
+    ASSERT_TRUE(docs.ok()) << docs.status().message();
+    EXPECT_EQ((*docs)[0].error_path, "metadata.name");
+    EXPECT_EQ((*docs)[0].error, "is not valid UTF-8 text");
+  }
+  auto docs = ParseDocuments("labels:\n  \"k\\N\": v\n");
+  ASSERT_TRUE(docs.ok());
+  EXPECT_EQ((*docs)[0].error_path, "labels");
+  EXPECT_EQ((*docs)[0].error, "a mapping key is not valid UTF-8 text");
+  docs = ParseDocuments("{\"metadata\": {\"name\": \"a\xc3\"}}");
+  ASSERT_TRUE(docs.ok());
+  EXPECT_EQ((*docs)[0].error, "is not valid UTF-8 text") << "JSON input too";
+}
+
 TEST(ParseDocuments, RefusesDuplicateKeys) {
   auto docs = ParseDocuments("a: 1\na: 2\n");
   ASSERT_TRUE(docs.ok());

@@ -6,6 +6,8 @@
 #include <limits>
 #include <set>
 
+#include "core/utf8.h"
+
 namespace nodesmith::metrics {
 
 using core::Result;
@@ -23,38 +25,6 @@ const char* MetricTypeName(MetricType type) {
 }
 
 namespace {
-
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 1, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;  // truncated sequence
-    for (size_t k = 1; k <= n; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += n + 1;
-  }
-  return true;
-}
 
 bool IsValidMetricName(std::string_view s) {
   if (s.empty()) return false;
@@ -240,7 +210,7 @@ Status Family::CheckValues(const LabelValues& values) const {
                            " label values given for the label names " + JoinNames(label_names_));
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!IsValidUtf8(values[i])) {
+    if (!core::IsValidUtf8(values[i])) {
       return Status::Invalid("metric " + name_ + ": the value of label " + label_names_[i] +
                              " is not valid UTF-8");
     }
@@ -433,7 +403,7 @@ std::vector<double> LinearBuckets(double start, double width, int count) {
 
 Status Registry::Check(const FamilyOptions& o, MetricType type) const {
   if (!IsValidMetricName(o.name)) return Status::Invalid("invalid metric name \"" + o.name + "\"");
-  if (!IsValidUtf8(o.help)) return Status::Invalid("metric " + o.name + ": help is not UTF-8");
+  if (!core::IsValidUtf8(o.help)) return Status::Invalid("metric " + o.name + ": help is not UTF-8");
   std::set<std::string_view> seen;
   for (const auto& l : o.label_names) {
     if (!IsValidLabelName(l)) {
