@@ -125,6 +125,20 @@ spec:
         self.assertEqual(code, 2, err)
         self.assertIn("cpu", err)
 
+    def test_text_that_is_not_utf8_is_exit_2_in_every_subcommand(self):
+        # A raw byte, and YAML's "\\N" escape that decodes to one.
+        for value in (b"a\xff", b'"a\\N"'):
+            f = tempfile.NamedTemporaryFile("wb", suffix=".yaml", delete=False)
+            f.write(b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {app: " + value +
+                    b"}\nspec:\n  containers: [{name: c}]\n")
+            f.close()
+            self.addCleanup(os.unlink, f.name)
+            for args in (["plan"], ["disrupt"], ["simulate"], ["convert"], ["plan", "-o", "json"]):
+                code, out, err = run(*args, "-f", f.name)
+                self.assertEqual(code, 2, f"{args} {value}: {err}")
+                self.assertIn(os.path.basename(f.name), err)
+                self.assertIn("metadata.labels.app: is not valid UTF-8 text", err)
+
     def test_bad_flag_is_exit_2(self):
         code, out, err = run("plan", "--no-such-flag")
         self.assertEqual(code, 2)
@@ -171,6 +185,14 @@ class Simulate(unittest.TestCase):
         for line in ["Found 5 provisionable pods", "Computed packing for 5 pod(s)", "Launched instance:",
                      "Triggering termination after 30s for empty node", "Cordoned node", "Deleted node"]:
             self.assertIn(line, out)
+
+    def test_an_unwritable_report_is_refused_before_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "no-such-dir", "report.html")
+            code, out, err = run(*self.ARGS, "-o", "json", "--report", path)
+            self.assertEqual(code, 2, err)
+            self.assertIn("--report: cannot write " + path, err)
+            self.assertEqual(out, "", "nothing was simulated")
 
     def test_same_inputs_and_seed_give_identical_output(self):
         self.assertEqual(self.simulate("-o", "json", "--seed", "7"), self.simulate("-o", "json", "--seed", "7"))

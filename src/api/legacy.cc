@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/ami_family.h"
+#include "api/decode_util.h"
 #include "api/manifest.h"
 
 namespace nodesmith::api {
@@ -328,7 +329,16 @@ struct Converter {
     tspec["expireAfter"] = expire;
 
     Json disruption = Json::object();
-    bool consolidation = IsObject(spec, "consolidation") && spec["consolidation"].value("enabled", false);
+    bool consolidation = false;
+    if (IsObject(spec, "consolidation") && spec["consolidation"].contains("enabled")) {
+      const Json& enabled = spec["consolidation"]["enabled"];
+      // null is how kubectl prints a field nobody set: the default, false.
+      if (!enabled.is_null() && !enabled.is_boolean()) {
+        *err = {"spec.consolidation.enabled", "expected true or false, got " + DescribeJson(enabled)};
+        return false;
+      }
+      consolidation = enabled.is_boolean() && enabled.get<bool>();
+    }
     if (consolidation) {
       disruption["consolidationPolicy"] = "WhenEmptyOrUnderutilized";
       disruption["consolidateAfter"] = "0s";

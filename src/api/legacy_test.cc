@@ -2,6 +2,7 @@
 // converted documents and on the objects they decode to.
 #include "api/legacy.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -72,6 +73,18 @@ TEST(LegacyProvisioner, ConsolidationEnabledBecomesWhenEmptyOrUnderutilized) {
   auto docs = Convert(Provisioner("  providerRef: {name: default}\n  consolidation: {enabled: true}\n"));
   EXPECT_EQ(docs[0]["spec"]["disruption"],
             Json::parse(R"({"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"0s"})"));
+}
+
+TEST(LegacyProvisioner, ConsolidationEnabledOfAnotherTypeIsAnErrorNamingItAndNullIsUnset) {
+  for (const char* value : {"\"yes\"", "1", "[true]"}) {
+    EXPECT_THAT(ConvertError(Provisioner(std::string("  providerRef: {name: default}\n  consolidation: {enabled: ") +
+                                         value + "}\n")),
+                ::testing::HasSubstr("spec.consolidation.enabled: expected true or false, got"))
+        << value;
+  }
+  auto docs = Convert(Provisioner("  providerRef: {name: default}\n  consolidation: {enabled: null}\n"));
+  ASSERT_FALSE(docs.empty());
+  EXPECT_EQ(docs[0]["spec"]["disruption"], Json::parse(R"({"consolidationPolicy":"WhenEmpty","consolidateAfter":"Never"})"));
 }
 
 TEST(LegacyProvisioner, WithoutEitherNodesAreNeverConsolidated) {

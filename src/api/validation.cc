@@ -425,6 +425,14 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
   Checker c;
   c.Merge(ValidateObjectMeta(catalog.metadata));
   static const std::vector<std::string> kCapacityTypes = {"spot", "on-demand", "reserved"};
+  // No instance costs more than a few hundred dollars an hour; far larger figures are typos, and
+  // they overflow the arithmetic of the cost bound.
+  constexpr double kMaxPricePerHour = 1e6;
+  auto check_price = [&](const std::string& path, const std::optional<double>& price) {
+    if (!price) return;
+    if (*price < 0) c.Fail(path, "must not be negative");
+    else if (*price > kMaxPricePerHour) c.Fail(path, "must be at most 1000000 (USD per hour)");
+  };
   auto check_offerings = [&](const std::string& path, const std::vector<CatalogOffering>& offerings) {
     for (size_t i = 0; i < offerings.size() && c.ok(); ++i) {
       std::string p = path + "[" + std::to_string(i) + "]";
@@ -432,8 +440,8 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
       else if (!OneOf(offerings[i].capacity_type, kCapacityTypes)) {
         c.Fail(p + ".capacityType", "unsupported capacity type " + Quote(offerings[i].capacity_type) +
                                         " (must be one of " + Join(kCapacityTypes) + ")");
-      } else if (offerings[i].price && *offerings[i].price < 0) {
-        c.Fail(p + ".price", "must not be negative");
+      } else {
+        check_price(p + ".price", offerings[i].price);
       }
     }
   };
@@ -444,7 +452,10 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
     const CatalogInstanceType& t = catalog.instance_types[i];
     if (t.name.empty()) { c.Fail(p + ".name", "is required"); break; }
     if (!names.insert(t.name).second) { c.Fail(p + ".name", "duplicate instance type " + Quote(t.name)); break; }
-    if (t.price && *t.price < 0) c.Fail(p + ".price", "must not be negative");
+    check_price(p + ".price", t.price);
+    for (const auto& [name, q] : t.capacity.items()) {
+      if (c.ok() && q.Sign() < 0) c.Fail(p + ".capacity." + name, "must not be negative");
+    }
     CheckLabels(c, p + ".labels", t.labels);
     for (size_t j = 0; j < t.requirements.size() && c.ok(); ++j) {
       const auto& r = t.requirements[j];

@@ -242,6 +242,29 @@ TEST(ValidatePodSpec, ChecksOperatorsAndEffects) {
             "DoesNotExist, Gt, Lt)");
 }
 
+TEST(ValidateInstanceTypeCatalog, RefusesNegativeCapacityAndPricesNoInstanceCosts) {
+  InstanceTypeCatalog catalog;
+  catalog.metadata.name = "lab";
+  CatalogInstanceType t;
+  t.name = "t";
+  t.capacity.Set("cpu", Quantity::MustParse("4"));
+  t.price = 0.5;
+  catalog.instance_types.push_back(t);
+  EXPECT_TRUE(ValidateInstanceTypeCatalog(catalog).ok());
+
+  catalog.instance_types[0].capacity.Set("memory", Quantity::MustParse("-1Gi"));
+  EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
+            "spec.instanceTypes[0].capacity.memory: must not be negative");
+  catalog.instance_types[0] = t;
+  catalog.instance_types[0].price = 1e25;  // once an abort inside the LP solver
+  EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
+            "spec.instanceTypes[0].price: must be at most 1000000 (USD per hour)");
+  catalog.instance_types[0] = t;
+  catalog.instance_types[0].offerings = std::vector<CatalogOffering>{{"zone-a", "spot", 2e6, true}};
+  EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
+            "spec.instanceTypes[0].offerings[0].price: must be at most 1000000 (USD per hour)");
+}
+
 TEST(LabelDomains, DomainIsThePartBeforeTheFirstSlash) {
   EXPECT_EQ(LabelDomain("karpenter.sh/nodepool"), "karpenter.sh");
   EXPECT_EQ(LabelDomain("team"), "team");

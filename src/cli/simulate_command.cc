@@ -67,6 +67,12 @@ int RunSimulate(const SimulateFlags& flags) {
     std::cerr << "error: " << gates.status().message() << "\n";
     return kExitBadInput;
   }
+  // A report that cannot be written is known before the run, not after it (append: a report
+  // already there stays whole until the run has produced the new one).
+  if (!flags.report.empty() && !std::ofstream(flags.report, std::ios::binary | std::ios::app)) {
+    std::cerr << "error: --report: cannot write " << flags.report << "\n";
+    return kExitBadInput;
+  }
   // Only SpotToSpotConsolidation changes what the simulated controllers do today.
   options.spot_to_spot_consolidation = gates->spot_to_spot_consolidation;
   std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr);
