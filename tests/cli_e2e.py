@@ -186,6 +186,11 @@ class Simulate(unittest.TestCase):
                      "Triggering termination after 30s for empty node", "Cordoned node", "Deleted node"]:
             self.assertIn(line, out)
 
+    def test_a_negative_seed_is_exit_2(self):
+        code, out, err = run(*self.ARGS, "--seed", "-1")
+        self.assertEqual(code, 2, err)
+        self.assertIn("--seed", err)
+
     def test_an_unwritable_report_is_refused_before_the_run(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "no-such-dir", "report.html")
@@ -375,6 +380,9 @@ class Disrupt(unittest.TestCase):
         self.assertIn("--now", err)
         self.assertIn("yesterday", err)
         self.assertEqual(out, "")
+        code, out, err = run("disrupt", "-f", DISRUPT_EXAMPLE, "--now", "")
+        self.assertEqual(code, 2, "an empty --now is not the current time")
+        self.assertIn("--now", err)
 
     def test_duplicate_object_is_exit_2_naming_it(self):
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:

@@ -197,7 +197,13 @@ core::Status CheckAllUnique(const ObjectSet& set) {
   NS_RETURN_IF_ERROR(CheckUnique(set.node_pools, by_key));
   NS_RETURN_IF_ERROR(CheckUnique(set.node_claims, by_key));
   NS_RETURN_IF_ERROR(CheckUnique(set.ec2_node_classes, by_key));
-  return CheckUnique(set.instance_type_catalogs, by_key);
+  // One catalog describes the cloud; a second would be ignored without a word.
+  if (set.instance_type_catalogs.size() > 1) {
+    return core::Status::Invalid(DescribeSource(set.instance_type_catalogs[1].source) +
+                                 ": a second InstanceTypeCatalog; give one (the first is at " +
+                                 DescribeSource(set.instance_type_catalogs[0].source) + ")");
+  }
+  return core::Status::Ok();
 }
 
 core::Result<ObjectSet> Build(core::Result<std::vector<Sourced<Json>>> docs, std::vector<std::string> warnings) {
@@ -294,6 +300,29 @@ core::Status AddDocument(const Sourced<Json>& doc, ObjectSet* set) {
           NS_RETURN_IF_ERROR(ValidateObjectMeta(p.metadata));
           if (p.min_available && p.max_unavailable) {
             return core::Status::Invalid("spec: minAvailable and maxUnavailable are mutually exclusive");
+          }
+          // As the API server validates them (ValidatePositiveIntOrPercent, IsNotMoreThan100Percent).
+          for (const auto& [field, value] : {std::pair{"spec.minAvailable", &p.min_available},
+                                             std::pair{"spec.maxUnavailable", &p.max_unavailable}}) {
+            if (!*value) continue;
+            const IntOrString& v = **value;
+            if (!v.is_string) {
+              if (v.int_value < 0) {
+                return core::Status::Invalid(std::string(field) + ": must be greater than or equal to 0, got " +
+                                             v.String());
+              }
+              continue;
+            }
+            const std::string& t = v.str_value;
+            const bool percent = t.size() >= 2 && t.size() <= 11 && t.back() == '%' &&
+                                 std::all_of(t.begin(), t.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+            if (!percent) {
+              return core::Status::Invalid(std::string(field) + ": must be an integer or a percentage like \"50%\", got \"" +
+                                           t + "\"");
+            }
+            if (std::stoll(t.substr(0, t.size() - 1)) > 100) {
+              return core::Status::Invalid(std::string(field) + ": must not be greater than 100%, got " + t);
+            }
           }
           return p.selector ? ValidateLabelSelector(*p.selector, "spec.selector") : core::Status::Ok();
         },

@@ -121,6 +121,17 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+TEST(LoadManifests, RefusesASecondInstanceTypeCatalog) {
+  const std::string catalog = "apiVersion: nodesmith.dev/v1alpha1\nkind: InstanceTypeCatalog\nmetadata: {name: NAME}\n"
+                              "spec: {instanceTypes: [{name: t, capacity: {cpu: 4}, price: 0.5}]}\n";
+  std::string a = catalog, b = catalog;
+  a.replace(a.find("NAME"), 4, "lab");
+  b.replace(b.find("NAME"), 4, "other");
+  EXPECT_EQ(LoadError(a + "---\n" + b),
+            "in.yaml: document 2 (InstanceTypeCatalog other): a second InstanceTypeCatalog; give one (the first is "
+            "at in.yaml: document 1 (InstanceTypeCatalog lab))");
+}
+
 TEST(LoadManifests, ReadsDirectoriesRecursivelyInSortedOrderOnlyManifestFiles) {
   TempDir dir;
   auto pod = [](const std::string& name) {
@@ -186,6 +197,11 @@ spec:
       requirements: )") + requirements + "\n";
 }
 
+std::string Pdb(const std::string& budget) {
+  return "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: default}\n"
+         "spec: {" + budget + ", selector: {matchLabels: {app: a}}}\n";
+}
+
 class MalformedInput : public ::testing::TestWithParam<Malformed> {};
 
 TEST_P(MalformedInput, FailsWithOneClearMessage) {
@@ -233,7 +249,25 @@ INSTANTIATE_TEST_SUITE_P(
                   "in.yaml: document 1 (NodePool default): spec.template.spec.requirements[0].minValues: 3 is more than "
                   "the 2 values given"},
         Malformed{"LabelsNotStrings", "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: 1}}\n",
-                  "in.yaml: document 1 (Node n): metadata.labels[a]: expected a string, got the number 1"}),
+                  "in.yaml: document 1 (Node n): metadata.labels[a]: expected a string, got the number 1"},
+        Malformed{"MinDomainsZero",
+                  PodWith("  containers: [{name: c}]\n  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, "
+                          "whenUnsatisfiable: DoNotSchedule, minDomains: 0}]"),
+                  "in.yaml: document 1 (Pod p): spec.topologySpreadConstraints[0].minDomains: must be greater than 0, "
+                  "got 0"},
+        Malformed{"RequestAboveLimit",
+                  PodWith("  containers: [{name: c, resources: {requests: {cpu: 2}, limits: {cpu: 1}}}]"),
+                  "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: must be less than or "
+                  "equal to cpu limit of 1, got 2"},
+        Malformed{"PdbAbove100Percent", Pdb("minAvailable: \"200%\""),
+                  "in.yaml: document 1 (PodDisruptionBudget b): spec.minAvailable: must not be greater than "
+                  "100%, got 200%"},
+        Malformed{"PdbNegative", Pdb("maxUnavailable: -1"),
+                  "in.yaml: document 1 (PodDisruptionBudget b): spec.maxUnavailable: must be greater than or "
+                  "equal to 0, got -1"},
+        Malformed{"PdbNotAPercent", Pdb("minAvailable: \"half\""),
+                  "in.yaml: document 1 (PodDisruptionBudget b): spec.minAvailable: must be an integer or a "
+                  "percentage like \"50%\", got \"half\""}),
     [](const ::testing::TestParamInfo<Malformed>& info) { return info.param.name; });
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "api/label_domains.h"
+#include "core/cron_schedule.h"
 
 namespace nodesmith::api {
 namespace {
@@ -202,6 +203,13 @@ void CheckBudgets(Checker& c, const std::string& path, const std::vector<Budget>
     if (b.schedule && !Matches(*b.schedule, schedule_re, 256)) {
       return c.Fail(p + ".schedule", "invalid cron schedule " + Quote(*b.schedule) +
                                          " (five fields, or @yearly, @monthly, @weekly, @daily, @hourly)");
+    }
+    // The CRD's pattern only counts fields; a field out of its range ("99" minutes) would fail
+    // only when the budget is evaluated, so it is refused here.
+    if (b.schedule) {
+      if (auto parsed = core::CronSchedule::Parse(*b.schedule); !parsed.ok()) {
+        return c.Fail(p + ".schedule", parsed.status().message());
+      }
     }
     if (b.reasons.size() > 50) return c.Fail(p + ".reasons", "at most 50 reasons are allowed");
     std::set<std::string> seen;
@@ -547,6 +555,10 @@ core::Status ValidatePodSpec(const PodSpec& spec, const std::string& path) {
     else if (t.topology_key.empty()) c.Fail(p + ".topologyKey", "is required");
     else if (t.when_unsatisfiable != "DoNotSchedule" && t.when_unsatisfiable != "ScheduleAnyway") {
       c.Fail(p + ".whenUnsatisfiable", "must be DoNotSchedule or ScheduleAnyway");
+    } else if (t.min_domains && *t.min_domains < 1) {
+      c.Fail(p + ".minDomains", "must be greater than 0, got " + std::to_string(*t.min_domains));
+    } else if (t.min_domains && t.when_unsatisfiable != "DoNotSchedule") {
+      c.Fail(p + ".minDomains", "can only be set when whenUnsatisfiable is DoNotSchedule");
     } else if (t.label_selector) {
       c.Merge(ValidateLabelSelector(*t.label_selector, p + ".labelSelector"));
     }
@@ -560,6 +572,16 @@ core::Status ValidatePodSpec(const PodSpec& spec, const std::string& path) {
             c.Fail(p + (list == &containers[i].resources.requests ? ".requests[" : ".limits[") + name + "]",
                    "must not be negative");
           }
+        }
+      }
+      // The API server's rule: a request may not exceed the limit of the same resource.
+      for (const auto& [name, request] : containers[i].resources.requests.items()) {
+        if (!c.ok() || !containers[i].resources.limits.Has(name)) continue;
+        const Quantity limit = containers[i].resources.limits.Get(name);
+        if (limit < request) {
+          c.Fail(p + ".requests[" + name + "]",
+                 "must be less than or equal to " + name + " limit of " + limit.String() + ", got " +
+                     request.String());
         }
       }
     }

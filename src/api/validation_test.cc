@@ -113,6 +113,13 @@ INSTANTIATE_TEST_SUITE_P(
                  },
                  "spec.disruption.budgets[0].schedule: invalid cron schedule \"daily\" (five fields, or @yearly, "
                  "@monthly, @weekly, @daily, @hourly)"},
+        PoolCase{"CronFieldOutOfRange",
+                 [](NodePool& p) {
+                   p.disruption.budgets[0].schedule = "99 * * * *";
+                   p.disruption.budgets[0].duration = std::chrono::hours(1);
+                 },
+                 "spec.disruption.budgets[0].schedule: invalid cron schedule \"99 * * * *\": minute field \"99\": 99 is "
+                 "above the maximum 59"},
         PoolCase{"NodesPercentAbove100", [](NodePool& p) { p.disruption.budgets[0].nodes = "101%"; },
                  "spec.disruption.budgets[0].nodes: invalid value \"101%\" (a count like \"5\" or a percentage from 0% "
                  "to 100%)"},

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "api/conditions.h"
@@ -45,7 +46,7 @@ constexpr int kMaxCommands = 1000;
 
 struct DisruptFlags {
   InputFlags inputs;
-  std::string now;  // RFC 3339; "" = the current time
+  std::optional<std::string> now;  // RFC 3339; absent = the current time
   bool until_stable = false;
 };
 
@@ -250,12 +251,12 @@ void MergeBlocked(const std::vector<controllers::BlockedNode>& blocked,
 
 int RunDisrupt(const DisruptFlags& flags) {
   core::Time now;
-  if (flags.now.empty()) {
+  if (!flags.now) {
     now = core::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count()};
   } else {
-    core::Result<core::Time> parsed = core::ParseRfc3339(flags.now);
+    core::Result<core::Time> parsed = core::ParseRfc3339(*flags.now);
     if (!parsed.ok()) {
       std::cerr << "error: --now: " << parsed.status().message()
                 << " (give an RFC 3339 time such as 2025-06-07T12:30:00Z)\n";

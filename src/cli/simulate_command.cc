@@ -132,6 +132,7 @@ void RegisterSimulate(CLI::App& app, int* exit_code) {
   AddInputFlags(cmd, &flags->inputs);
   cmd->add_option("--report", flags->report, "also write an HTML report of the run to this file");
   cmd->add_option("--seed", flags->seed, "seed of the simulated cloud (instance ids, addresses)")
+      ->check(CLI::NonNegativeNumber)  // "-1" would otherwise wrap to 2^64 - 1
       ->capture_default_str();
   cmd->add_flag("--check-invariants", flags->check_invariants,
                 "check disruption budgets, orphaned instances and lost pods after every step; "
