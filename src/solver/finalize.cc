@@ -99,12 +99,7 @@ void Solver::Finalize(Results& out) {
         }
         continue;
       }
-      for (const auto& f : shortfalls) {
-        scheduling::Requirement r = *reqs.Find(f.key);
-        r.set_min_values(f.available > 0 ? std::optional<int>(f.available) : std::nullopt);
-        reqs.Remove(f.key);
-        reqs.Add(r);
-      }
+      RelaxMinValues(shortfalls, reqs);
     }
     NewNodeClaim n;
     n.node_pool = tm.name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace nodesmith::solver {
@@ -36,6 +37,15 @@ void Contribute(const cloud::InstanceType& type, const scheduling::Requirement& 
 }
 
 }  // namespace
+
+void RelaxMinValues(const std::vector<MinValuesShortfall>& shortfalls, scheduling::Requirements& reqs) {
+  for (const auto& f : shortfalls) {
+    scheduling::Requirement r = *reqs.Find(f.key);
+    r.set_min_values(f.available > 0 ? std::optional<int>(f.available) : std::nullopt);
+    reqs.Remove(f.key);
+    reqs.Add(r);
+  }
+}
 
 std::vector<MinValuesShortfall> CheckMinValues(const std::vector<const cloud::InstanceType*>& types,
                                                const scheduling::Requirements& reqs) {

@@ -36,6 +36,10 @@ struct MinValuesShortfall {
 std::vector<MinValuesShortfall> CheckMinValues(const std::vector<const cloud::InstanceType*>& types,
                                                const scheduling::Requirements& reqs);
 
+// Lowers each short requirement's minValues to what is available (none when nothing is): what
+// the BestEffort policy does when the options cannot satisfy them.
+void RelaxMinValues(const std::vector<MinValuesShortfall>& shortfalls, scheduling::Requirements& reqs);
+
 // Orders `types` by their cheapest compatible offering (ties: name) and keeps at most
 // `max_types`, choosing the cheapest types first but, when the cheapest `max_types` would not
 // satisfy a minValues requirement, swapping in the cheapest types that add missing values.

@@ -100,12 +100,7 @@ bool Solver::EnforceMinValues(scheduling::Requirements& reqs, const std::vector<
     }
     return false;
   }
-  for (const auto& f : shortfalls) {
-    scheduling::Requirement r = *reqs.Find(f.key);
-    r.set_min_values(f.available > 0 ? std::optional<int>(f.available) : std::nullopt);
-    reqs.Remove(f.key);
-    reqs.Add(r);
-  }
+  RelaxMinValues(shortfalls, reqs);
   return true;
 }
 
