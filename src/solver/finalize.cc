@@ -18,6 +18,36 @@
 #include "solver/solver_state.h"
 
 namespace nodesmith::solver::internal {
+namespace {
+
+// What a NodeClaim asks for beyond its pods: the least DaemonSet overhead among its options'
+// groups (Karpenter's addDaemonRequests), since any of them may launch.
+api::ResourceList MinDaemonOverhead(const Template& tm, const std::vector<int>& options) {
+  std::vector<uint8_t> seen(tm.daemon_groups.size(), 0);
+  std::optional<api::ResourceList> least;
+  for (int t : options) {
+    const int g = tm.daemon_group[t];
+    if (g < 0 || seen[g]) continue;
+    seen[g] = 1;
+    const api::ResourceList& overhead = tm.daemon_groups[g].overhead;
+    if (!least) {
+      least = overhead;
+      continue;
+    }
+    // Entry-wise minimum; a resource some group does not ask for is not asked for (as
+    // Karpenter's resources.MinResources).
+    api::ResourceList min;
+    for (const auto& [name, q] : least->items()) {
+      if (!overhead.Has(name)) continue;
+      const api::Quantity other = overhead.Get(name);
+      min.Set(name, other.Cmp(q) < 0 ? other : q);
+    }
+    least = std::move(min);
+  }
+  return least.value_or(api::ResourceList());
+}
+
+}  // namespace
 
 void Solver::Finalize(Results& out) {
   std::unordered_set<std::string> names;  // only asked whether a name is taken
@@ -143,7 +173,7 @@ void Solver::Finalize(Results& out) {
       n.labels[scheduling::kLabelCapacityType] = launch->capacity_type;
     }
     n.taints = tm.taints;
-    n.requests = tm.daemon_list;
+    n.requests = MinDaemonOverhead(tm, c.options);
     n.pods.reserve(c.pods.size());
     // Pods sharing a request list tend to sit together: each run is added in one step.
     for (size_t i = 0; i < c.pods.size();) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,7 +18,7 @@
 namespace nodesmith::solver::internal {
 namespace {
 
-// Fits, against a row of Solver::type_allocatable_.
+// Fits, against a row of Solver::room_.
 inline bool FitsRow(const ResourceVector& request, const int64_t* capacity) {
   const size_t n = request.size();
   for (size_t i = 0; i < n; ++i) {
@@ -26,13 +27,17 @@ inline bool FitsRow(const ResourceVector& request, const int64_t* capacity) {
   return true;
 }
 
+inline void MaxIntoRow(ResourceVector& acc, const int64_t* row) {
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = std::max(acc[i], row[i]);
+}
+
 }  // namespace
 
 void Solver::SetMaxAllocatable(ClaimState& c) const {
   c.max_allocatable = index_.Zero();
   const size_t n = c.max_allocatable.size();
   for (int t : c.options) {
-    const int64_t* a = Allocatable(t);
+    const int64_t* a = Room(c.tmpl, t);
     for (size_t r = 0; r < n; ++r) c.max_allocatable[r] = std::max(c.max_allocatable[r], a[r]);
   }
 }
@@ -46,7 +51,7 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
       ++j;
       continue;
     }
-    const int64_t* a = Allocatable(t);
+    const int64_t* a = Room(c.tmpl, t);
     for (int r = 0; r < index_.size(); ++r) {
       if (a[r] >= c.max_allocatable[r]) return true;
     }
@@ -56,7 +61,7 @@ bool Solver::DropsMax(const ClaimState& c, const std::vector<int>& kept) const {
 
 void Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
                            const scheduling::Requirements& reqs, bool reqs_changed,
-                           std::vector<int>& kept) const {
+                           std::vector<int>& kept, const std::vector<uint8_t>* blocked) const {
   kept.clear();
   kept.reserve(c.options.size());
   // Whether a type suits `reqs` depends only on the keys types and offerings define; claims
@@ -71,7 +76,8 @@ void Solver::FilterOptions(const ClaimState& c, const ResourceVector& requests,
     if (suits->empty()) suits->assign(types_.size(), -1);
   }
   for (int t : c.options) {
-    if (!FitsRow(requests, Allocatable(t))) continue;
+    if (!FitsRow(requests, Room(c.tmpl, t))) continue;
+    if (blocked != nullptr && (*blocked)[t]) continue;
     if (suits != nullptr) {
       int8_t& ok = (*suits)[t];
       if (ok < 0) {
@@ -145,11 +151,15 @@ bool Solver::TryClaim(int p, int k) {
   // Options are only ever filtered: the entry-wise maximum needs recomputing only when a
   // dropped option attained it (DropsMax).
   bool max_may_drop = false;
-  if (ps.info.requirements.empty() && !(topology_ && ps.topology)) {
+  // The types whose DaemonSets take a host port this pod needs (rare): the pod may join only if
+  // the claim keeps other options.
+  const std::vector<uint8_t>* blocked =
+      cs.port_blocked[c.tmpl].empty() ? nullptr : &cs.port_blocked[c.tmpl];
+  if (ps.info.requirements.empty() && !(topology_ && ps.topology) && blocked == nullptr) {
     // Nothing narrows: only resources can rule types out.
     const bool all_fit = !c.options.empty() &&
                          std::all_of(c.options.begin(), c.options.end(), [&](int o) {
-                           return FitsRow(requests, Allocatable(o));
+                           return FitsRow(requests, Room(c.tmpl, o));
                          });
     if (!all_fit) {
       std::vector<int>& kept = scratch_options_;
@@ -197,7 +207,7 @@ bool Solver::TryClaim(int p, int k) {
     if (topology_reqs) merged.Add(*topology_reqs);
     const bool changed = !(merged == c.requirements);
     std::vector<int>& kept = scratch_options_;
-    FilterOptions(c, requests, merged, changed, kept);
+    FilterOptions(c, requests, merged, changed, kept, blocked);
     if (kept.empty()) return failed();
     if (!EnforceMinValues(merged, kept, nullptr)) return failed();
     max_may_drop = DropsMax(c, kept);
@@ -265,6 +275,7 @@ const std::string& Solver::TemplateCheck(int p, int t) {
     cs.tmpl_failure.resize(templates_.size());
     cs.tmpl_types.resize(templates_.size());
     cs.new_claim.resize(templates_.size());
+    cs.port_blocked.resize(templates_.size());
   }
   if (cs.tmpl_checked[t]) return cs.tmpl_failure[t];
   cs.tmpl_checked[t] = 1;
@@ -281,31 +292,60 @@ const std::string& Solver::TemplateCheck(int p, int t) {
   }
   scheduling::Requirements merged = tm.requirements;
   merged.Add(ps.info.requirements);
+  // A host port of the pod that DaemonSets take on some types rules those types out
+  // (Karpenter's DaemonOverheadGroup.HostPortUsage).
+  std::string port_conflict;
+  if (tm.daemon_ports && !ps.info.host_ports.empty()) {
+    HostPortUsage mine;
+    mine.Add(ps.info.host_ports);
+    for (int i : tm.types) {
+      const int g = tm.daemon_group[i];
+      const HostPort* conflict = mine.Conflict(tm.daemon_groups[g].host_ports);
+      if (conflict == nullptr) continue;
+      port_conflict = conflict->String();
+      if (cs.port_blocked[t].empty()) cs.port_blocked[t].assign(types_.size(), 0);
+      cs.port_blocked[t][i] = 1;
+    }
+  }
+  bool suits_any = false;
   for (int i : tm.types) {
     const cloud::InstanceType& it = *types_[i].type;
     if (it.requirements.IntersectsWith(merged) && HasCompatibleOffering(it, merged, allow_)) {
+      suits_any = true;
+      if (!cs.port_blocked[t].empty() && cs.port_blocked[t][i]) continue;
       cs.tmpl_types[t].push_back(i);
     }
   }
   if (cs.tmpl_types[t].empty()) {
-    failure = tm.types.empty() ? "no instance type satisfies the nodepool's requirements"
-                               : "no instance type satisfies " + ps.info.requirements.String();
+    if (tm.types.empty()) {
+      failure = "no instance type satisfies the nodepool's requirements";
+    } else if (!suits_any) {
+      failure = "no instance type satisfies " + ps.info.requirements.String();
+    } else {
+      failure = "host port " + port_conflict + " is taken by daemonsets on every instance type";
+    }
   }
   return failure;
 }
 
 std::string Solver::ResourceFailure(int p, int t, const std::vector<int>& types) const {
   const PodState& ps = pods_[p];
-  const Template& tm = templates_[t];
-  ResourceVector max_alloc = index_.Zero();
-  for (int i : types) MaxInto(max_alloc, types_[i].allocatable);
   std::vector<std::string> parts;
   for (int r = 0; r < index_.size(); ++r) {
-    if (ps.info.requests[r] + tm.daemon[r] <= max_alloc[r]) continue;
+    // The type with the most room for r, and the DaemonSet overhead it has on it.
+    int64_t max_room = std::numeric_limits<int64_t>::min(), max_alloc = 0, overhead = 0;
+    for (int i : types) {
+      const int64_t room = Room(t, i)[r];
+      if (room <= max_room) continue;
+      max_room = room;
+      max_alloc = types_[i].allocatable[r];
+      overhead = max_alloc - room;
+    }
+    if (types.empty() || ps.info.requests[r] <= max_room) continue;
     std::string q = ps.info.request_list->Get(index_.Name(r)).String();
-    std::string msg = max_alloc[r] <= 0 ? "no instance type has " + q + " " + index_.Name(r)
-                                        : "no instance type fits " + index_.Name(r) + " " + q;
-    if (tm.daemon[r] > 0) msg += " (with daemonset overhead " + DescribeEntry(index_, r, tm.daemon[r]) + ")";
+    std::string msg = max_alloc <= 0 ? "no instance type has " + q + " " + index_.Name(r)
+                                     : "no instance type fits " + index_.Name(r) + " " + q;
+    if (overhead > 0) msg += " (with daemonset overhead " + DescribeEntry(index_, r, overhead) + ")";
     return msg;
   }
   // Each resource fits some type, but no single type fits them all.
@@ -366,8 +406,7 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
     narrowed = !(before == c.requirements);
   }
 
-  c.requests = tm.daemon;
-  AddTo(c.requests, ps.info.requests);
+  c.requests = ps.info.requests;
   const std::vector<int>& candidates = cs.tmpl_types[t];
   ClassState::NewClaimTypes* same = narrowed ? nullptr : &cs.new_claim[t];
   if (same != nullptr && !same->known) {
@@ -375,9 +414,9 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
     same->max_allocatable = index_.Zero();
     same->max_capacity = index_.Zero();
     for (int i : candidates) {
-      if (!FitsRow(c.requests, Allocatable(i))) continue;
+      if (!FitsRow(c.requests, Room(t, i))) continue;
       same->fitting.push_back(i);
-      MaxInto(same->max_allocatable, types_[i].allocatable);
+      MaxIntoRow(same->max_allocatable, Room(t, i));
       MaxInto(same->max_capacity, types_[i].capacity);
     }
   }
@@ -399,7 +438,7 @@ bool Solver::TryNewClaim(int p, int t, std::string* reason) {
   fitting.reserve(candidates.size());
   within_limits.reserve(candidates.size());
   for (int i : candidates) {
-    if (!FitsRow(c.requests, Allocatable(i))) continue;
+    if (!FitsRow(c.requests, Room(t, i))) continue;
     if (narrowed) {
       const cloud::InstanceType& it = *types_[i].type;
       if (!it.requirements.IntersectsWith(c.requirements) ||

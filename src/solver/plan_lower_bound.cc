@@ -82,7 +82,7 @@ double Solver::ComputeLowerBound(const std::vector<int>& scheduled_pods) {
       bin.capacity.assign(nr, 0);
       bool ok = true;
       for (int r = 0; r < nr; ++r) {
-        int64_t v = types_[i].allocatable[r] - tm.daemon[r];
+        int64_t v = Room(static_cast<int>(t), i)[r];
         if (v < 0) ok = false;
         bin.capacity[r] = static_cast<double>(std::max<int64_t>(v, 0));
       }

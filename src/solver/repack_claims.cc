@@ -175,8 +175,7 @@ const PricedTypes& Solver::RepackTypes(int tmpl, const scheduling::Requirements&
     const cloud::InstanceType& type = *types_[i].type;
     if (!type.requirements.IntersectsWith(reqs) || !HasCompatibleOffering(type, reqs, allow_)) continue;
     const double price = CheapestPrice(type, reqs, allow_);
-    ResourceVector cap = types_[i].allocatable;
-    SubtractFrom(cap, tm.daemon);
+    ResourceVector cap = RoomVector(tmpl, i);
     if (!(price < std::numeric_limits<double>::infinity()) ||
         std::any_of(cap.begin(), cap.end(), [](int64_t v) { return v < 0; })) {
       continue;
@@ -307,11 +306,14 @@ void Solver::RepackSets(int tmpl, const std::vector<RepackSet>& sets, const std:
       for (int64_t n = 0; n < bin.counts[cl]; ++n) pods.push_back(class_pods[cl][cursor[cl]++]);
     }
     c.pods = std::move(pods);
-    c.requests = tm.daemon;
+    c.requests = index_.Zero();
     for (int p : c.pods) AddTo(c.requests, pods_[p].info.requests);
     c.options.clear();
     for (int e : entries_of[set]) {
-      if (Fits(c.requests, types_[type_id[e]].allocatable)) c.options.push_back(type_id[e]);
+      const int type = type_id[e];
+      if (Fits(c.requests, RoomVector(tmpl, type)) && !DaemonPortsConflict(tmpl, type, c.ports)) {
+        c.options.push_back(type);
+      }
     }
     SetMaxAllocatable(c);
   };

@@ -65,8 +65,6 @@ void Solver::BuildTypes() {
   for (const auto& t : s_.instance_types) {
     types_.push_back(TypeInfo{t.get(), index_.ToVector(t->allocatable), index_.ToVector(t->capacity)});
     if (nodes >= 0) types_.back().capacity[nodes] = kOneNode;
-    type_allocatable_.insert(type_allocatable_.end(), types_.back().allocatable.begin(),
-                             types_.back().allocatable.end());
     for (const auto& r : t->requirements) type_keys_.insert(r.key());
     for (const auto& o : t->offerings) {
       for (const auto& r : o.requirements) type_keys_.insert(r.key());
@@ -92,15 +90,7 @@ void Solver::BuildTemplates() {
       t.types.push_back(static_cast<int>(i));
       t.type_ptrs.push_back(s_.instance_types[i]);
     }
-    // DaemonSets whose pods would run on this pool's nodes add their requests to every node.
-    t.daemon = index_.Zero();
-    for (const auto& d : s_.daemon_set_pods) {
-      if (FirstUntoleratedTaint(t.taints, d)) continue;
-      if (!t.requirements.IsCompatible(scheduling::Requirements::FromPod(d), allow_)) continue;
-      api::ResourceList r = PodRequestsWithPodCount(d);
-      t.daemon_list.Add(r);
-      AddTo(t.daemon, index_.ToVector(r));
-    }
+    BuildDaemonOverhead(t);
     t.remaining = ResourceVector(index_.size(), kUnlimited);
     for (const auto& [name, q] : np.limits.items()) {
       int i = index_.Find(name);
@@ -123,6 +113,35 @@ void Solver::BuildTemplates() {
   }
 }
 
+void Solver::BuildDaemonOverhead(Template& t) {
+  std::vector<const cloud::InstanceType*> types;
+  types.reserve(t.types.size());
+  for (int i : t.types) types.push_back(types_[i].type);
+  DaemonOverheadGroups groups =
+      GroupDaemonOverhead(t.requirements, t.taints, types, s_.daemon_set_pods, allow_);
+  t.daemon_groups = std::move(groups.groups);
+  for (const auto& g : t.daemon_groups) {
+    t.daemon_overhead.push_back(index_.ToVector(g.overhead));
+    t.daemon_ports = t.daemon_ports || !g.host_ports.empty();
+  }
+  t.daemon_group.assign(types_.size(), -1);
+  for (size_t j = 0; j < t.types.size(); ++j) t.daemon_group[t.types[j]] = groups.group_of[j];
+  // The template's rows of room_: types outside t.types keep their allocatable (never read).
+  for (size_t i = 0; i < types_.size(); ++i) {
+    const int g = t.daemon_group[i];
+    for (int r = 0; r < index_.size(); ++r) {
+      room_.push_back(types_[i].allocatable[r] - (g >= 0 ? t.daemon_overhead[g][r] : 0));
+    }
+  }
+}
+
+bool Solver::DaemonPortsConflict(int tmpl, int type, const HostPortUsage& ports) const {
+  const Template& tm = templates_[tmpl];
+  if (!tm.daemon_ports || ports.empty()) return false;
+  const int g = tm.daemon_group[type];
+  return g >= 0 && ports.Conflict(tm.daemon_groups[g].host_ports) != nullptr;
+}
+
 void Solver::BuildExisting() {
   for (const auto& e : s_.existing) {
     ExistingState st;
@@ -143,8 +162,7 @@ void Solver::BuildExisting() {
     // DaemonSet pods that would run here but are not bound yet will take their share.
     for (const auto& d : s_.daemon_set_pods) {
       if (daemons_present.count(d.metadata.namespace_ + "/" + d.metadata.name)) continue;
-      if (FirstUntoleratedTaint(e.taints, d)) continue;
-      if (!st.requirements.IsCompatible(scheduling::Requirements::FromPod(d))) continue;
+      if (!DaemonPodRunsOnNode(d, st.requirements, e.taints)) continue;
       SubtractFrom(st.available, index_.ToVector(PodRequestsWithPodCount(d)));
     }
     st.initial_available = st.available;

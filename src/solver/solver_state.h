@@ -34,6 +34,7 @@
 
 #include "cloud/instance_type.h"
 #include "scheduling/requirements.h"
+#include "solver/daemon_overhead.h"
 #include "solver/host_ports.h"
 #include "solver/pod_info.h"
 #include "solver/preferences.h"
@@ -73,8 +74,13 @@ struct Template {
   std::vector<api::Taint> taints;
   std::vector<int> types;                 // compatible with `requirements`, with an offering
   cloud::InstanceTypes type_ptrs;         // the same, for topology domains
-  ResourceVector daemon;                  // DaemonSet overhead on its nodes
-  api::ResourceList daemon_list;
+  // DaemonSet overhead by instance type (solver/daemon_overhead.h): daemon_group[i] is the
+  // group of types_[i], -1 for types not in `types`; daemon_overhead[g] is group g's overhead
+  // over index_.
+  std::vector<DaemonOverheadGroup> daemon_groups;
+  std::vector<ResourceVector> daemon_overhead;
+  std::vector<int> daemon_group;
+  bool daemon_ports = false;              // some group's DaemonSets expose host ports
   ResourceVector remaining;               // limits left; kUnlimited where none
   bool has_limits = false;
 };
@@ -94,9 +100,11 @@ struct ClaimState {
   std::string hostname;
   scheduling::Requirements requirements;
   std::vector<int> pods;
-  ResourceVector requests;       // daemon overhead + pods
+  // Its pods' requests. DaemonSet overhead depends on the instance type: it is taken out of
+  // each option's room (Solver::Room) instead, as Karpenter adds it per type when it filters.
+  ResourceVector requests;
   std::vector<int> options;      // type indices, still fitting everything
-  ResourceVector max_allocatable;  // entry-wise max over options
+  ResourceVector max_allocatable;  // entry-wise max over the options' room
   HostPortUsage ports;
 };
 
@@ -171,6 +179,9 @@ struct ClassState {
   std::vector<uint8_t> tmpl_checked;
   std::vector<std::string> tmpl_failure;      // permanent reason, "" when compatible
   std::vector<std::vector<int>> tmpl_types;   // compatible types (requirements + offerings)
+  // Per template, by type: 1 where the DaemonSets on that type expose a host port the class's
+  // pods need; empty when there is no such type.
+  std::vector<std::vector<uint8_t>> port_blocked;
   // Per template: the types of tmpl_types a new NodeClaim for one pod of the class fits on,
   // and their entry-wise maximum allocatable and capacity. Fixed while topology does not
   // narrow the NodeClaim (TryNewClaim), so computed once.
@@ -194,6 +205,8 @@ class Solver {
   void BuildIndex();
   void BuildTypes();
   void BuildTemplates();
+  // The template's DaemonSet groups, and its rows of room_ (BuildTemplates, in template order).
+  void BuildDaemonOverhead(Template& t);
   void BuildExisting();
   void BuildPods();
   core::Status BuildTopology();
@@ -219,10 +232,13 @@ class Solver {
   void Finalize(Results& out);
   double ComputeLowerBound(const std::vector<int>& scheduled_pods);
 
-  // The options of c that hold `requests` and suit `reqs`, in order, into `kept`.
+  // The options of c that hold `requests` and suit `reqs`, in order, into `kept`; none that
+  // `blocked` (ClassState::port_blocked) marks, when given.
   void FilterOptions(const ClaimState& c, const ResourceVector& requests,
                      const scheduling::Requirements& reqs, bool reqs_changed,
-                     std::vector<int>& kept) const;
+                     std::vector<int>& kept, const std::vector<uint8_t>* blocked = nullptr) const;
+  // Whether the DaemonSets on `type` in template `tmpl` expose a host port `ports` holds.
+  bool DaemonPortsConflict(int tmpl, int type, const HostPortUsage& ports) const;
   void SetMaxAllocatable(ClaimState& c) const;
   bool DropsMax(const ClaimState& c, const std::vector<int>& kept) const;
   bool EnforceMinValues(scheduling::Requirements& reqs, const std::vector<int>& types,
@@ -233,11 +249,18 @@ class Solver {
   scheduling::CompatibilityOptions allow_;
   ResourceIndex index_;
   std::vector<TypeInfo> types_;
-  // Every type's allocatable in one array (row t at t * index_.size()): the option loops read
-  // it for hundreds of types per attempt, and rows side by side stay in cache.
-  std::vector<int64_t> type_allocatable_;
-  const int64_t* Allocatable(int t) const {
-    return type_allocatable_.data() + static_cast<size_t>(t) * static_cast<size_t>(index_.size());
+  // What pods may use of each type on a NodeClaim of each template: its allocatable less the
+  // template's DaemonSet overhead on that type (row (tmpl, t) at (tmpl * types + t) * size).
+  // One array: the option loops read it for hundreds of types per attempt, and rows side by
+  // side stay in cache. Entries may be negative (the DaemonSets alone do not fit).
+  std::vector<int64_t> room_;
+  const int64_t* Room(int tmpl, int t) const {
+    return room_.data() +
+           (static_cast<size_t>(tmpl) * types_.size() + static_cast<size_t>(t)) * static_cast<size_t>(index_.size());
+  }
+  ResourceVector RoomVector(int tmpl, int t) const {
+    const int64_t* row = Room(tmpl, t);
+    return ResourceVector(row, row + index_.size());
   }
   // Every label key some instance type or offering requires (the only keys type checks read).
   std::set<std::string, std::less<>> type_keys_;
