@@ -227,6 +227,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"QuantityNotAQuantity", PodWith("  containers: [{name: c, resources: {requests: {cpu: abc}}}]"),
                   "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: quantity \"abc\": "
                   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+        Malformed{"QuantityWithoutDigits", PodWith("  containers: [{name: c, resources: {requests: {cpu: e1}}}]"),
+                  "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: quantity \"e1\": "
+                  "unable to parse numeric part of quantity"},
         Malformed{"UnknownOperator", PoolWith("[{key: kubernetes.io/arch, operator: Within, values: [amd64]}]"),
                   "in.yaml: document 1 (NodePool default): spec.template.spec.requirements[0].operator: unsupported "
                   "operator \"Within\" (must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"},
