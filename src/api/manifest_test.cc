@@ -230,6 +230,13 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"QuantityWithoutDigits", PodWith("  containers: [{name: c, resources: {requests: {cpu: e1}}}]"),
                   "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: quantity \"e1\": "
                   "unable to parse numeric part of quantity"},
+        Malformed{"NodeClassKubeletReservedNotAQuantity",
+                  "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n"
+                  "  role: R\n  amiSelectorTerms: [{alias: al2023@latest}]\n"
+                  "  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+                  "  kubelet: {kubeReserved: {cpu: e1}}\n",
+                  "in.yaml: document 1 (EC2NodeClass default): spec.kubelet.kubeReserved[cpu]: quantity \"e1\": "
+                  "unable to parse numeric part of quantity"},
         Malformed{"UnknownOperator", PoolWith("[{key: kubernetes.io/arch, operator: Within, values: [amd64]}]"),
                   "in.yaml: document 1 (NodePool default): spec.template.spec.requirements[0].operator: unsupported "
                   "operator \"Within\" (must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"},

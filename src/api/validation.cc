@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "api/eviction_threshold.h"
 #include "api/label_domains.h"
 #include "core/cron_schedule.h"
 
@@ -32,6 +33,16 @@ class Checker {
   bool failed_ = false;
   core::Status status_;
 };
+
+// The EC2NodeClass keeps kubelet reservations and volume sizes as the text the user wrote (they
+// go into user data and launch templates unchanged); they are parsed here so that a bad one is
+// refused at load, naming its file and field, and not later when a catalog or launch template is
+// built from it.
+void CheckQuantityText(Checker& c, const std::string& path, const std::string& text) {
+  core::Result<Quantity> q = Quantity::Parse(text);
+  if (!q.ok()) return c.Fail(path, q.status().message());
+  if (q->Sign() < 0) c.Fail(path, "quantity \"" + text + "\" must not be negative");
+}
 
 std::string Quote(const std::string& s) {
   return "\"" + (s.size() > 64 ? s.substr(0, 64) + "..." : s) + "\"";
@@ -404,6 +415,9 @@ core::Status ValidateEC2NodeClass(const EC2NodeClass& nc) {
     if (!m.ebs.volume_size && m.ebs.snapshot_id.empty()) {
       c.Fail("spec.blockDeviceMappings[" + std::to_string(i) + "].ebs", "snapshotID or volumeSize must be defined");
     }
+    if (m.ebs.volume_size) {
+      CheckQuantityText(c, "spec.blockDeviceMappings[" + std::to_string(i) + "].ebs.volumeSize", *m.ebs.volume_size);
+    }
   }
   if (c.ok() && roots > 1) c.Fail("spec.blockDeviceMappings", "must have only one blockDeviceMappings with rootVolume");
   if (c.ok() && !nc.instance_store_policy.empty() && nc.instance_store_policy != "RAID0") {
@@ -421,6 +435,19 @@ core::Status ValidateEC2NodeClass(const EC2NodeClass& nc) {
     const KubeletConfiguration& k = *nc.kubelet;
     if (k.max_pods && *k.max_pods < 0) c.Fail("spec.kubelet.maxPods", "must not be negative");
     if (c.ok() && k.pods_per_core && *k.pods_per_core < 0) c.Fail("spec.kubelet.podsPerCore", "must not be negative");
+    for (const auto& [field, values] : {std::pair{"systemReserved", &k.system_reserved},
+                                        std::pair{"kubeReserved", &k.kube_reserved}}) {
+      for (const auto& [name, text] : *values) {
+        if (c.ok()) CheckQuantityText(c, std::string("spec.kubelet.") + field + "[" + name + "]", text);
+      }
+    }
+    for (const auto& [field, values] : {std::pair{"evictionHard", &k.eviction_hard},
+                                        std::pair{"evictionSoft", &k.eviction_soft}}) {
+      for (const auto& [signal, text] : *values) {
+        core::Result<EvictionThreshold> t = ParseEvictionThreshold(text);
+        if (c.ok() && !t.ok()) c.Fail(std::string("spec.kubelet.") + field + "[" + signal + "]", t.status().message());
+      }
+    }
     if (c.ok() && k.image_gc_high_threshold_percent && k.image_gc_low_threshold_percent &&
         *k.image_gc_high_threshold_percent <= *k.image_gc_low_threshold_percent) {
       c.Fail("spec.kubelet.imageGCHighThresholdPercent", "must be greater than imageGCLowThresholdPercent");
