@@ -237,6 +237,20 @@ INSTANTIATE_TEST_SUITE_P(
                   "  kubelet: {kubeReserved: {cpu: e1}}\n",
                   "in.yaml: document 1 (EC2NodeClass default): spec.kubelet.kubeReserved[cpu]: quantity \"e1\": "
                   "unable to parse numeric part of quantity"},
+        Malformed{"NodeNegativeAllocatable",
+                  "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacity: {cpu: 4}, allocatable: {cpu: -1}}\n",
+                  "in.yaml: document 1 (Node n): status.allocatable[cpu]: must not be negative"},
+        Malformed{"NodeClaimNegativeRequest",
+                  "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: c}\nspec:\n"
+                  "  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+                  "  requirements: []\n  resources: {requests: {memory: -1Gi}}\n",
+                  "in.yaml: document 1 (NodeClaim c): spec.resources.requests[memory]: must not be negative"},
+        Malformed{"CatalogNegativeOverhead",
+                  "apiVersion: nodesmith.dev/v1alpha1\nkind: InstanceTypeCatalog\nmetadata: {name: lab}\nspec:\n"
+                  "  defaults: {overhead: {kubeReserved: {cpu: -100m}}}\n"
+                  "  instanceTypes: [{name: t, capacity: {cpu: 4}, price: 0.1}]\n",
+                  "in.yaml: document 1 (InstanceTypeCatalog lab): spec.defaults.overhead.kubeReserved[cpu]: must "
+                  "not be negative"},
         Malformed{"UnknownOperator", PoolWith("[{key: kubernetes.io/arch, operator: Within, values: [amd64]}]"),
                   "in.yaml: document 1 (NodePool default): spec.template.spec.requirements[0].operator: unsupported "
                   "operator \"Within\" (must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"},

@@ -44,6 +44,21 @@ void CheckQuantityText(Checker& c, const std::string& path, const std::string& t
   if (q->Sign() < 0) c.Fail(path, "quantity \"" + text + "\" must not be negative");
 }
 
+// Kubernetes refuses a negative quantity wherever a resource amount is counted: capacity,
+// requests, limits, reservations. Fails at `path`[name] for the first one.
+void CheckNotNegative(Checker& c, const std::string& path, const ResourceList& list) {
+  for (const auto& [name, q] : list.items()) {
+    if (c.ok() && q.Sign() < 0) c.Fail(path + "[" + name + "]", "must not be negative");
+  }
+}
+
+// A negative reservation would make allocatable larger than capacity.
+void CheckOverhead(Checker& c, const std::string& path, const CatalogOverhead& overhead) {
+  CheckNotNegative(c, path + ".kubeReserved", overhead.kube_reserved);
+  CheckNotNegative(c, path + ".systemReserved", overhead.system_reserved);
+  CheckNotNegative(c, path + ".evictionThreshold", overhead.eviction_threshold);
+}
+
 std::string Quote(const std::string& s) {
   return "\"" + (s.size() > 64 ? s.substr(0, 64) + "..." : s) + "\"";
 }
@@ -365,9 +380,7 @@ core::Status ValidateNodePool(const NodePool& pool) {
   if (c.ok() && pool.weight && (*pool.weight < 1 || *pool.weight > 100)) {
     c.Fail("spec.weight", "must be between 1 and 100, got " + std::to_string(*pool.weight));
   }
-  for (const auto& [name, q] : pool.limits.items()) {
-    if (c.ok() && q.Sign() < 0) c.Fail("spec.limits[" + name + "]", "must not be negative");
-  }
+  CheckNotNegative(c, "spec.limits", pool.limits);
   return c.status();
 }
 
@@ -378,6 +391,9 @@ core::Status ValidateNodeClaim(const NodeClaim& claim) {
   if (c.ok()) CheckRequirements(c, "spec.requirements", claim.spec.requirements, LabelUse::kNodeClaimRequirement);
   if (c.ok()) CheckTaints(c, "spec.taints", claim.spec.taints);
   if (c.ok()) CheckTaints(c, "spec.startupTaints", claim.spec.startup_taints);
+  CheckNotNegative(c, "spec.resources.requests", claim.spec.resource_requests);
+  CheckNotNegative(c, "status.capacity", claim.status.capacity);
+  CheckNotNegative(c, "status.allocatable", claim.status.allocatable);
   return c.status();
 }
 
@@ -481,6 +497,7 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
     }
   };
   check_offerings("spec.defaults.offerings", catalog.default_offerings);
+  if (catalog.default_overhead) CheckOverhead(c, "spec.defaults.overhead", *catalog.default_overhead);
   std::set<std::string> names;
   for (size_t i = 0; i < catalog.instance_types.size() && c.ok(); ++i) {
     std::string p = "spec.instanceTypes[" + std::to_string(i) + "]";
@@ -488,9 +505,8 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
     if (t.name.empty()) { c.Fail(p + ".name", "is required"); break; }
     if (!names.insert(t.name).second) { c.Fail(p + ".name", "duplicate instance type " + Quote(t.name)); break; }
     check_price(p + ".price", t.price);
-    for (const auto& [name, q] : t.capacity.items()) {
-      if (c.ok() && q.Sign() < 0) c.Fail(p + ".capacity." + name, "must not be negative");
-    }
+    CheckNotNegative(c, p + ".capacity", t.capacity);
+    if (t.overhead) CheckOverhead(c, p + ".overhead", *t.overhead);
     CheckLabels(c, p + ".labels", t.labels);
     for (size_t j = 0; j < t.requirements.size() && c.ok(); ++j) {
       const auto& r = t.requirements[j];
@@ -593,14 +609,8 @@ core::Status ValidatePodSpec(const PodSpec& spec, const std::string& path) {
   auto check_containers = [&](const char* field, const std::vector<Container>& containers) {
     for (size_t i = 0; i < containers.size() && c.ok(); ++i) {
       std::string p = path + "." + field + "[" + std::to_string(i) + "].resources";
-      for (const auto* list : {&containers[i].resources.requests, &containers[i].resources.limits}) {
-        for (const auto& [name, q] : list->items()) {
-          if (c.ok() && q.Sign() < 0) {
-            c.Fail(p + (list == &containers[i].resources.requests ? ".requests[" : ".limits[") + name + "]",
-                   "must not be negative");
-          }
-        }
-      }
+      CheckNotNegative(c, p + ".requests", containers[i].resources.requests);
+      CheckNotNegative(c, p + ".limits", containers[i].resources.limits);
       // The API server's rule: a request may not exceed the limit of the same resource.
       for (const auto& [name, request] : containers[i].resources.requests.items()) {
         if (!c.ok() || !containers[i].resources.limits.Has(name)) continue;
@@ -622,6 +632,8 @@ core::Status ValidateNode(const Node& node) {
   Checker c;
   c.Merge(ValidateObjectMeta(node.metadata));
   if (c.ok()) CheckTaints(c, "spec.taints", node.spec.taints);
+  CheckNotNegative(c, "status.capacity", node.status.capacity);
+  CheckNotNegative(c, "status.allocatable", node.status.allocatable);
   return c.status();
 }
 

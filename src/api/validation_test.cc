@@ -286,7 +286,7 @@ TEST(ValidateInstanceTypeCatalog, RefusesNegativeCapacityAndPricesNoInstanceCost
 
   catalog.instance_types[0].capacity.Set("memory", Quantity::MustParse("-1Gi"));
   EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
-            "spec.instanceTypes[0].capacity.memory: must not be negative");
+            "spec.instanceTypes[0].capacity[memory]: must not be negative");
   catalog.instance_types[0] = t;
   catalog.instance_types[0].price = 1e25;  // once an abort inside the LP solver
   EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
