@@ -113,6 +113,12 @@ std::string PlanText(const solver::Results& r, double solve_seconds) {
 }
 
 int RunPlan(const PlanFlags& flags) {
+  // No gate changes the provisioning simulation today; they are still checked, so that a typo
+  // is refused here as it is by disrupt, simulate and the controller.
+  if (core::Result<FeatureGates> gates = ParseFeatureGates(flags.inputs.feature_gates); !gates.ok()) {
+    std::cerr << "error: " << gates.status().message() << "\n";
+    return kExitBadInput;
+  }
   int load_exit = kExitBadInput;
   std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr, &load_exit);
   if (!objects) return load_exit;
