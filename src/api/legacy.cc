@@ -291,6 +291,12 @@ struct Converter {
     ConvertAnnotations(Child(tmeta, "annotations"));
 
     Json tspec = Json::object();
+    // Requirements are rewritten here, before the v1 decoder sees them, so their type is checked
+    // here too: dropping a malformed list would widen what the NodePool may launch.
+    if (spec.contains("requirements") && !spec["requirements"].is_null() && !spec["requirements"].is_array()) {
+      *err = {"spec.requirements", "expected a list, got " + DescribeJson(spec["requirements"])};
+      return false;
+    }
     Json reqs = IsArray(spec, "requirements") ? spec["requirements"] : Json::array();
     RenameRequirementKeys(&reqs);
     // The v1alpha5 AWS defaulting webhook added these to every stored Provisioner.

@@ -87,6 +87,15 @@ TEST(LegacyProvisioner, ConsolidationEnabledOfAnotherTypeIsAnErrorNamingItAndNul
   EXPECT_EQ(docs[0]["spec"]["disruption"], Json::parse(R"({"consolidationPolicy":"WhenEmpty","consolidateAfter":"Never"})"));
 }
 
+TEST(LegacyProvisioner, RequirementsOfAnotherTypeAreAnErrorNotDropped) {
+  EXPECT_EQ(ConvertError(Provisioner("  providerRef: {name: default}\n  requirements: {key: kubernetes.io/arch}\n")),
+            "old.yaml: document 1 (Provisioner default): spec.requirements: expected a list, got a mapping");
+  EXPECT_THAT(ConvertError(Provisioner("  providerRef: {name: default}\n  requirements: \"x\"\n")),
+              ::testing::HasSubstr("spec.requirements: expected a list, got the string \"x\""));
+  // null is how kubectl prints a field nobody set.
+  EXPECT_EQ(ConvertError(Provisioner("  providerRef: {name: default}\n  requirements: null\n")), "<converted>");
+}
+
 TEST(LegacyProvisioner, WithoutEitherNodesAreNeverConsolidated) {
   auto docs = Convert(Provisioner("  providerRef: {name: default}\n"));
   EXPECT_EQ(docs[0]["spec"]["disruption"], Json::parse(R"({"consolidationPolicy":"WhenEmpty","consolidateAfter":"Never"})"));

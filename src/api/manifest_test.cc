@@ -227,6 +227,30 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"QuantityNotAQuantity", PodWith("  containers: [{name: c, resources: {requests: {cpu: abc}}}]"),
                   "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: quantity \"abc\": "
                   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+        Malformed{"QuantityWithoutDigits", PodWith("  containers: [{name: c, resources: {requests: {cpu: e1}}}]"),
+                  "in.yaml: document 1 (Pod p): spec.containers[0].resources.requests[cpu]: quantity \"e1\": "
+                  "unable to parse numeric part of quantity"},
+        Malformed{"NodeClassKubeletReservedNotAQuantity",
+                  "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n"
+                  "  role: R\n  amiSelectorTerms: [{alias: al2023@latest}]\n"
+                  "  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n"
+                  "  kubelet: {kubeReserved: {cpu: e1}}\n",
+                  "in.yaml: document 1 (EC2NodeClass default): spec.kubelet.kubeReserved[cpu]: quantity \"e1\": "
+                  "unable to parse numeric part of quantity"},
+        Malformed{"NodeNegativeAllocatable",
+                  "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacity: {cpu: 4}, allocatable: {cpu: -1}}\n",
+                  "in.yaml: document 1 (Node n): status.allocatable[cpu]: must not be negative"},
+        Malformed{"NodeClaimNegativeRequest",
+                  "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: c}\nspec:\n"
+                  "  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+                  "  requirements: []\n  resources: {requests: {memory: -1Gi}}\n",
+                  "in.yaml: document 1 (NodeClaim c): spec.resources.requests[memory]: must not be negative"},
+        Malformed{"CatalogNegativeOverhead",
+                  "apiVersion: nodesmith.dev/v1alpha1\nkind: InstanceTypeCatalog\nmetadata: {name: lab}\nspec:\n"
+                  "  defaults: {overhead: {kubeReserved: {cpu: -100m}}}\n"
+                  "  instanceTypes: [{name: t, capacity: {cpu: 4}, price: 0.1}]\n",
+                  "in.yaml: document 1 (InstanceTypeCatalog lab): spec.defaults.overhead.kubeReserved[cpu]: must "
+                  "not be negative"},
         Malformed{"UnknownOperator", PoolWith("[{key: kubernetes.io/arch, operator: Within, values: [amd64]}]"),
                   "in.yaml: document 1 (NodePool default): spec.template.spec.requirements[0].operator: unsupported "
                   "operator \"Within\" (must be one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"},

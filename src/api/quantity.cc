@@ -23,6 +23,17 @@ constexpr const char* kSplitRegex = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// The grammar's <signedNumber> needs a digit: "e1", ".", "+" and "Ki" are not quantities.
+// Upstream's scanner reads such a missing number as 0, but the API server refuses them in every
+// Karpenter field through the CRDs' quantity pattern, and no one writes them meaning zero.
+bool NumberHasDigit(std::string_view text) {
+  size_t i = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  for (; i < text.size() && (IsDigit(text[i]) || text[i] == '.'); ++i) {
+    if (IsDigit(text[i])) return true;
+  }
+  return false;
+}
+
 // The input for an error message, shortened when huge.
 std::string Excerpt(std::string_view text) {
   constexpr size_t kMax = 64;
@@ -287,14 +298,13 @@ core::Result<Quantity> Quantity::Parse(std::string_view text) {
   if (text.empty()) return FormatWrong(text);
   Scanned s;
   if (!Scan(text, s)) return FormatWrong(text);
+  if (!NumberHasDigit(text)) return NumericWrong(text);
   Suffix suffix;
   if (!InterpretSuffix(s.suffix, suffix)) return SuffixWrong(text);
   QuantityFormat format = suffix.format;
 
   // Upstream has an int64 fast path; a string it parses there that is already in canonical
-  // form (by the test below) is kept and printed back verbatim. Outside the fast path the
-  // number must have at least one digit ("Ei" alone fails where "Ki" alone is zero).
-  bool fast = false;
+  // form (by the test below) is kept and printed back verbatim.
   bool keep_text = false;
   if (format == QuantityFormat::kBinarySI) {
     const int64_t precision = 15 - static_cast<int64_t>(s.num.size()) - suffix.exponent * 3 / 10 - 1;
@@ -302,7 +312,6 @@ core::Result<Quantity> Quantity::Parse(std::string_view text) {
       int64_t value = 0;
       for (char c : s.num) value = value * 10 + (c - '0');  // at most 14 digits
       if (value <= (std::numeric_limits<int64_t>::max() >> suffix.exponent)) {
-        fast = true;
         keep_text = suffix.exponent % 10 == 0 && (value & 0x07) != 0;
       }
     }
@@ -310,7 +319,6 @@ core::Result<Quantity> Quantity::Parse(std::string_view text) {
     const int64_t precision = 18 - static_cast<int64_t>(s.num.size() + s.denom.size());
     const int64_t scale = suffix.exponent - static_cast<int64_t>(s.denom.size());
     if (precision >= 0 && scale >= -9) {
-      fast = true;
       // shifted = num + denom: it must not end in "000" nor start with '0'.
       char last3[3] = {0, 0, 0};
       size_t filled = 0;
@@ -320,12 +328,6 @@ core::Result<Quantity> Quantity::Parse(std::string_view text) {
       keep_text = scale % 3 == 0 && !ends_000 && s.num[0] != '0';
     }
   }
-  if (!fast) {
-    bool has_digit = false;
-    for (char c : s.value) has_digit = has_digit || IsDigit(c);
-    if (!has_digit) return NumericWrong(text);
-  }
-
   u128 magnitude = 0;
   const bool fits = ScaledNanos(s.num, s.denom, suffix.base == 10 ? suffix.exponent : 0,
                                 suffix.base == 2 ? static_cast<int>(suffix.exponent) : 0, magnitude);

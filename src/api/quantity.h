@@ -1,12 +1,12 @@
-// Quantity: Kubernetes' resource.Quantity ("500m", "1Gi", "1e3"), exactly as upstream.
-//
-// Parsing, canonical formatting (String), comparison and arithmetic follow
-// k8s.io/apimachinery/pkg/api/resource. The value is held exactly as a signed count of nano-units
-// in 128 bits (|value| up to ~1.7e29), which covers every value a resource manifest can
-// sensibly carry; upstream keeps arbitrary precision beyond that, where Parse instead returns an
-// error and arithmetic saturates. Like upstream, parsing rounds finer-than-nano values away from
-// zero ("0.9n" is 1n) and caps binary-suffixed values at 2^63-1 ("9Ei").
-//
+// Quantity: Kubernetes' resource.Quantity ("500m", "1Gi", "1e3"). Parsing, canonical formatting
+// (String), comparison and arithmetic follow k8s.io/apimachinery/pkg/api/resource, except that a
+// number without a digit ("e1", ".", "+", "Ki"), which upstream's scanner reads as 0, is refused,
+// as the documented grammar and the API server's quantity pattern for Karpenter's fields refuse it.
+// The value is held exactly as a signed count of nano-units in 128 bits (|value| up to ~1.7e29),
+// which covers every value a resource manifest can sensibly carry; upstream keeps arbitrary
+// precision beyond that, where Parse instead returns an error and arithmetic saturates. Like
+// upstream, parsing rounds finer-than-nano values away from zero ("0.9n" is 1n) and caps
+// binary-suffixed values at 2^63-1 ("9Ei").
 // The format (DecimalSI, BinarySI, DecimalExponent) is kept because the canonical string depends
 // on it. Like upstream, a parsed string that is already "in canonical form" by upstream's test is
 // printed back verbatim ("1." stays "1.", "100.035k" stays "100.035k"); arithmetic results are

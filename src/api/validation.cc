@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "api/eviction_threshold.h"
 #include "api/label_domains.h"
 #include "core/cron_schedule.h"
 
@@ -32,6 +33,31 @@ class Checker {
   bool failed_ = false;
   core::Status status_;
 };
+
+// The EC2NodeClass keeps kubelet reservations and volume sizes as the text the user wrote (they
+// go into user data and launch templates unchanged); they are parsed here so that a bad one is
+// refused at load, naming its file and field, and not later when a catalog or launch template is
+// built from it.
+void CheckQuantityText(Checker& c, const std::string& path, const std::string& text) {
+  core::Result<Quantity> q = Quantity::Parse(text);
+  if (!q.ok()) return c.Fail(path, q.status().message());
+  if (q->Sign() < 0) c.Fail(path, "quantity \"" + text + "\" must not be negative");
+}
+
+// Kubernetes refuses a negative quantity wherever a resource amount is counted: capacity,
+// requests, limits, reservations. Fails at `path`[name] for the first one.
+void CheckNotNegative(Checker& c, const std::string& path, const ResourceList& list) {
+  for (const auto& [name, q] : list.items()) {
+    if (c.ok() && q.Sign() < 0) c.Fail(path + "[" + name + "]", "must not be negative");
+  }
+}
+
+// A negative reservation would make allocatable larger than capacity.
+void CheckOverhead(Checker& c, const std::string& path, const CatalogOverhead& overhead) {
+  CheckNotNegative(c, path + ".kubeReserved", overhead.kube_reserved);
+  CheckNotNegative(c, path + ".systemReserved", overhead.system_reserved);
+  CheckNotNegative(c, path + ".evictionThreshold", overhead.eviction_threshold);
+}
 
 std::string Quote(const std::string& s) {
   return "\"" + (s.size() > 64 ? s.substr(0, 64) + "..." : s) + "\"";
@@ -354,9 +380,7 @@ core::Status ValidateNodePool(const NodePool& pool) {
   if (c.ok() && pool.weight && (*pool.weight < 1 || *pool.weight > 100)) {
     c.Fail("spec.weight", "must be between 1 and 100, got " + std::to_string(*pool.weight));
   }
-  for (const auto& [name, q] : pool.limits.items()) {
-    if (c.ok() && q.Sign() < 0) c.Fail("spec.limits[" + name + "]", "must not be negative");
-  }
+  CheckNotNegative(c, "spec.limits", pool.limits);
   return c.status();
 }
 
@@ -367,6 +391,9 @@ core::Status ValidateNodeClaim(const NodeClaim& claim) {
   if (c.ok()) CheckRequirements(c, "spec.requirements", claim.spec.requirements, LabelUse::kNodeClaimRequirement);
   if (c.ok()) CheckTaints(c, "spec.taints", claim.spec.taints);
   if (c.ok()) CheckTaints(c, "spec.startupTaints", claim.spec.startup_taints);
+  CheckNotNegative(c, "spec.resources.requests", claim.spec.resource_requests);
+  CheckNotNegative(c, "status.capacity", claim.status.capacity);
+  CheckNotNegative(c, "status.allocatable", claim.status.allocatable);
   return c.status();
 }
 
@@ -404,6 +431,9 @@ core::Status ValidateEC2NodeClass(const EC2NodeClass& nc) {
     if (!m.ebs.volume_size && m.ebs.snapshot_id.empty()) {
       c.Fail("spec.blockDeviceMappings[" + std::to_string(i) + "].ebs", "snapshotID or volumeSize must be defined");
     }
+    if (m.ebs.volume_size) {
+      CheckQuantityText(c, "spec.blockDeviceMappings[" + std::to_string(i) + "].ebs.volumeSize", *m.ebs.volume_size);
+    }
   }
   if (c.ok() && roots > 1) c.Fail("spec.blockDeviceMappings", "must have only one blockDeviceMappings with rootVolume");
   if (c.ok() && !nc.instance_store_policy.empty() && nc.instance_store_policy != "RAID0") {
@@ -421,6 +451,19 @@ core::Status ValidateEC2NodeClass(const EC2NodeClass& nc) {
     const KubeletConfiguration& k = *nc.kubelet;
     if (k.max_pods && *k.max_pods < 0) c.Fail("spec.kubelet.maxPods", "must not be negative");
     if (c.ok() && k.pods_per_core && *k.pods_per_core < 0) c.Fail("spec.kubelet.podsPerCore", "must not be negative");
+    for (const auto& [field, values] : {std::pair{"systemReserved", &k.system_reserved},
+                                        std::pair{"kubeReserved", &k.kube_reserved}}) {
+      for (const auto& [name, text] : *values) {
+        if (c.ok()) CheckQuantityText(c, std::string("spec.kubelet.") + field + "[" + name + "]", text);
+      }
+    }
+    for (const auto& [field, values] : {std::pair{"evictionHard", &k.eviction_hard},
+                                        std::pair{"evictionSoft", &k.eviction_soft}}) {
+      for (const auto& [signal, text] : *values) {
+        core::Result<EvictionThreshold> t = ParseEvictionThreshold(text);
+        if (c.ok() && !t.ok()) c.Fail(std::string("spec.kubelet.") + field + "[" + signal + "]", t.status().message());
+      }
+    }
     if (c.ok() && k.image_gc_high_threshold_percent && k.image_gc_low_threshold_percent &&
         *k.image_gc_high_threshold_percent <= *k.image_gc_low_threshold_percent) {
       c.Fail("spec.kubelet.imageGCHighThresholdPercent", "must be greater than imageGCLowThresholdPercent");
@@ -454,6 +497,7 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
     }
   };
   check_offerings("spec.defaults.offerings", catalog.default_offerings);
+  if (catalog.default_overhead) CheckOverhead(c, "spec.defaults.overhead", *catalog.default_overhead);
   std::set<std::string> names;
   for (size_t i = 0; i < catalog.instance_types.size() && c.ok(); ++i) {
     std::string p = "spec.instanceTypes[" + std::to_string(i) + "]";
@@ -461,9 +505,8 @@ core::Status ValidateInstanceTypeCatalog(const InstanceTypeCatalog& catalog) {
     if (t.name.empty()) { c.Fail(p + ".name", "is required"); break; }
     if (!names.insert(t.name).second) { c.Fail(p + ".name", "duplicate instance type " + Quote(t.name)); break; }
     check_price(p + ".price", t.price);
-    for (const auto& [name, q] : t.capacity.items()) {
-      if (c.ok() && q.Sign() < 0) c.Fail(p + ".capacity." + name, "must not be negative");
-    }
+    CheckNotNegative(c, p + ".capacity", t.capacity);
+    if (t.overhead) CheckOverhead(c, p + ".overhead", *t.overhead);
     CheckLabels(c, p + ".labels", t.labels);
     for (size_t j = 0; j < t.requirements.size() && c.ok(); ++j) {
       const auto& r = t.requirements[j];
@@ -566,14 +609,8 @@ core::Status ValidatePodSpec(const PodSpec& spec, const std::string& path) {
   auto check_containers = [&](const char* field, const std::vector<Container>& containers) {
     for (size_t i = 0; i < containers.size() && c.ok(); ++i) {
       std::string p = path + "." + field + "[" + std::to_string(i) + "].resources";
-      for (const auto* list : {&containers[i].resources.requests, &containers[i].resources.limits}) {
-        for (const auto& [name, q] : list->items()) {
-          if (c.ok() && q.Sign() < 0) {
-            c.Fail(p + (list == &containers[i].resources.requests ? ".requests[" : ".limits[") + name + "]",
-                   "must not be negative");
-          }
-        }
-      }
+      CheckNotNegative(c, p + ".requests", containers[i].resources.requests);
+      CheckNotNegative(c, p + ".limits", containers[i].resources.limits);
       // The API server's rule: a request may not exceed the limit of the same resource.
       for (const auto& [name, request] : containers[i].resources.requests.items()) {
         if (!c.ok() || !containers[i].resources.limits.Has(name)) continue;
@@ -595,6 +632,8 @@ core::Status ValidateNode(const Node& node) {
   Checker c;
   c.Merge(ValidateObjectMeta(node.metadata));
   if (c.ok()) CheckTaints(c, "spec.taints", node.spec.taints);
+  CheckNotNegative(c, "status.capacity", node.status.capacity);
+  CheckNotNegative(c, "status.allocatable", node.status.allocatable);
   return c.status();
 }
 

@@ -231,7 +231,32 @@ INSTANTIATE_TEST_SUITE_P(
                       },
                       "spec.blockDeviceMappings: must have only one blockDeviceMappings with rootVolume"},
         NodeClassCase{"HopLimit", [](EC2NodeClass& n) { n.metadata_options.http_put_response_hop_limit = 65; },
-                      "spec.metadataOptions.httpPutResponseHopLimit: must be between 1 and 64"}),
+                      "spec.metadataOptions.httpPutResponseHopLimit: must be between 1 and 64"},
+        // The kubelet's maps and volumeSize are kept as text; they are checked at load, not first
+        // when a catalog or launch template is built from them (where no file could be named).
+        NodeClassCase{"KubeReservedNotAQuantity",
+                      [](EC2NodeClass& n) { n.kubelet = KubeletConfiguration{.kube_reserved = {{"cpu", "lots"}}}; },
+                      "spec.kubelet.kubeReserved[cpu]: quantity \"lots\": quantities must match the regular "
+                      "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+        NodeClassCase{"SystemReservedNegative",
+                      [](EC2NodeClass& n) { n.kubelet = KubeletConfiguration{.system_reserved = {{"memory", "-1Gi"}}}; },
+                      "spec.kubelet.systemReserved[memory]: quantity \"-1Gi\" must not be negative"},
+        NodeClassCase{"EvictionHardNotAPercentage",
+                      [](EC2NodeClass& n) { n.kubelet = KubeletConfiguration{.eviction_hard = {{"memory.available", "150%"}}}; },
+                      "spec.kubelet.evictionHard[memory.available]: \"150%\" is not a percentage between 0% and 100%"},
+        NodeClassCase{"EvictionSoftNotAQuantity",
+                      [](EC2NodeClass& n) { n.kubelet = KubeletConfiguration{.eviction_soft = {{"nodefs.available", "1Ki2"}}}; },
+                      "spec.kubelet.evictionSoft[nodefs.available]: quantity \"1Ki2\": unable to parse quantity's "
+                      "suffix"},
+        NodeClassCase{"VolumeSizeNotAQuantity",
+                      [](EC2NodeClass& n) {
+                        BlockDeviceMapping m;
+                        m.device_name = "/dev/xvda";
+                        m.ebs.volume_size = "big";
+                        n.block_device_mappings = {m};
+                      },
+                      "spec.blockDeviceMappings[0].ebs.volumeSize: quantity \"big\": quantities must match the "
+                      "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"}),
     [](const ::testing::TestParamInfo<NodeClassCase>& info) { return info.param.name; });
 
 TEST(ValidatePodSpec, ChecksOperatorsAndEffects) {
@@ -261,7 +286,7 @@ TEST(ValidateInstanceTypeCatalog, RefusesNegativeCapacityAndPricesNoInstanceCost
 
   catalog.instance_types[0].capacity.Set("memory", Quantity::MustParse("-1Gi"));
   EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),
-            "spec.instanceTypes[0].capacity.memory: must not be negative");
+            "spec.instanceTypes[0].capacity[memory]: must not be negative");
   catalog.instance_types[0] = t;
   catalog.instance_types[0].price = 1e25;  // once an abort inside the LP solver
   EXPECT_EQ(ValidateInstanceTypeCatalog(catalog).message(),

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <set>
 
+#include "api/manifest.h"
+#include "api/pod_limit.h"
+
 namespace nodesmith::api {
 namespace {
 
@@ -46,6 +49,7 @@ struct WorkloadView {
   const std::optional<LabelSelector>* selector;
   const PodTemplateSpec* tmpl;
   int count;
+  const char* count_field;  // the field `count` comes from, for messages
   const SourceRef* source;
 };
 
@@ -117,25 +121,40 @@ bool ControlledByInputDeployment(const ReplicatedWorkload& rs, const ObjectSet& 
 
 }  // namespace
 
-std::vector<Sourced<Pod>> WorkloadPods(const ObjectSet& set) {
+JobPods JobPodsOf(const Job& job) {
+  if (job.completions && *job.completions < job.parallelism) return {*job.completions, "spec.completions"};
+  return {job.parallelism, "spec.parallelism"};
+}
+
+core::Result<std::vector<Sourced<Pod>>> WorkloadPods(const ObjectSet& set) {
   std::vector<WorkloadView> views;
   for (const auto& w : set.replicated_workloads) {
     if (w.object.kind == "ReplicaSet" && ControlledByInputDeployment(w.object, set)) continue;
     views.push_back({w.object.kind, &w.object.metadata, &w.object.selector, &w.object.template_, w.object.replicas,
-                     &w.source});
+                     "spec.replicas", &w.source});
   }
   static const std::optional<LabelSelector> kNoSelector;
   for (const auto& j : set.jobs) {
-    int count = j.object.parallelism;
-    if (j.object.completions) count = std::min(count, *j.object.completions);
-    views.push_back({"Job", &j.object.metadata, &kNoSelector, &j.object.template_, count, &j.source});
+    const JobPods pods = JobPodsOf(j.object);
+    views.push_back({"Job", &j.object.metadata, &kNoSelector, &j.object.template_, pods.count, pods.field,
+                     &j.source});
+  }
+  // Counted before anything is made: a replicas typo must not exhaust memory first.
+  PodLimit limit;
+  NS_RETURN_IF_ERROR(limit.Add(static_cast<int64_t>(set.pods.size()), "the input's own pods"));
+  std::vector<const WorkloadView*> expanded;
+  for (const WorkloadView& w : views) {
+    if (w.count <= 0 || PodsPresent(w, set)) continue;
+    NS_RETURN_IF_ERROR(limit.Add(w.count, DescribeSource(*w.source) + ": " + w.count_field));
+    expanded.push_back(&w);
   }
   std::set<std::string> existing;
   for (const auto& p : set.pods) existing.insert(p.object.metadata.Key());
 
   std::vector<Sourced<Pod>> out;
-  for (const WorkloadView& w : views) {
-    if (w.count <= 0 || PodsPresent(w, set)) continue;
+  out.reserve(static_cast<size_t>(limit.total()) - set.pods.size());
+  for (const WorkloadView* view : expanded) {
+    const WorkloadView& w = *view;
     for (int n = 1; n <= w.count; ++n) {
       Pod pod;
       pod.metadata.name = w.meta->name + "-" + std::to_string(n);
@@ -156,9 +175,11 @@ std::vector<Sourced<Pod>> WorkloadPods(const ObjectSet& set) {
   return out;
 }
 
-void ExpandWorkloads(ObjectSet& set) {
-  std::vector<Sourced<Pod>> pods = WorkloadPods(set);
-  for (auto& p : pods) set.pods.push_back(std::move(p));
+core::Status ExpandWorkloads(ObjectSet& set) {
+  core::Result<std::vector<Sourced<Pod>>> pods = WorkloadPods(set);
+  if (!pods.ok()) return pods.status();
+  for (auto& p : *pods) set.pods.push_back(std::move(p));
+  return core::Status::Ok();
 }
 
 }  // namespace nodesmith::api

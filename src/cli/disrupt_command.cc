@@ -272,7 +272,10 @@ int RunDisrupt(const DisruptFlags& flags) {
   int load_exit = kExitBadInput;
   std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr, &load_exit);
   if (!objects) return load_exit;
-  api::ExpandWorkloads(*objects);
+  if (core::Status expanded = api::ExpandWorkloads(*objects); !expanded.ok()) {
+    std::cerr << "error: " << expanded.message() << "\n";
+    return kExitBadInput;
+  }
 
   cloud::CatalogSource source =
       objects->instance_type_catalogs.empty()

@@ -113,10 +113,19 @@ std::string PlanText(const solver::Results& r, double solve_seconds) {
 }
 
 int RunPlan(const PlanFlags& flags) {
+  // No gate changes the provisioning simulation today; they are still checked, so that a typo
+  // is refused here as it is by disrupt, simulate and the controller.
+  if (core::Result<FeatureGates> gates = ParseFeatureGates(flags.inputs.feature_gates); !gates.ok()) {
+    std::cerr << "error: " << gates.status().message() << "\n";
+    return kExitBadInput;
+  }
   int load_exit = kExitBadInput;
   std::optional<api::ObjectSet> objects = LoadInputsOrReport(flags.inputs, std::cerr, &load_exit);
   if (!objects) return load_exit;
-  api::ExpandWorkloads(*objects);
+  if (core::Status expanded = api::ExpandWorkloads(*objects); !expanded.ok()) {
+    std::cerr << "error: " << expanded.message() << "\n";
+    return kExitBadInput;
+  }
 
   cloud::CatalogSource source = objects->instance_type_catalogs.empty()
                                     ? cloud::CatalogSource::FromFlag(flags.inputs.catalog)

@@ -128,5 +128,14 @@ TEST(PlanCommand, UnknownPolicyIsBadInput) {
   EXPECT_EQ(r.exit_code, kExitBadInput);
 }
 
+TEST(PlanCommand, AMalformedFeatureGateIsBadInput) {
+  // No gate changes what plan decides today, but a typo must not pass silently.
+  EXPECT_EQ(Plan({"-f", WriteCluster(), "--feature-gates", "Foo=bar"}).exit_code, kExitBadInput);
+  EXPECT_EQ(Plan({"-f", WriteCluster(), "--feature-gates", "SpotToSpotConsolidation=yes"}).exit_code,
+            kExitBadInput);
+  EXPECT_EQ(Plan({"-f", WriteCluster(), "--feature-gates", "SpotToSpotConsolidation=true"}).exit_code,
+            kExitOk);
+}
+
 }  // namespace
 }  // namespace nodesmith::cli

@@ -7,6 +7,8 @@
 #include <map>
 #include <string_view>
 
+#include "api/eviction_threshold.h"
+
 namespace nodesmith::cloud {
 namespace {
 
@@ -43,19 +45,12 @@ core::Result<api::ResourceList> ParseResourceMap(const std::string& what,
 // the threshold (kubelet's rule), which Karpenter models as 0.
 core::Result<api::Quantity> EvictionSignal(const std::string& key, const std::string& text,
                                            const api::Quantity& capacity) {
-  if (!text.empty() && text.back() == '%') {
-    std::string number = text.substr(0, text.size() - 1);
-    char* end = nullptr;
-    double p = std::strtod(number.c_str(), &end);
-    if (number.empty() || end != number.c_str() + number.size() || p < 0 || p > 100) {
-      return core::Status::Invalid("kubelet.evictionHard." + key + ": \"" + text +
-                                   "\" is not a percentage between 0% and 100%");
-    }
-    if (p == 100) p = 0;
-    return api::Quantity::FromInt(static_cast<int64_t>(std::ceil(capacity.AsDouble() / 100 * p)),
-                                  api::QuantityFormat::kBinarySI);
-  }
-  return ParseField("kubelet.evictionHard", key, text);
+  core::Result<api::EvictionThreshold> t = api::ParseEvictionThreshold(text);
+  if (!t.ok()) return t.status().WithPrefix("kubelet.evictionHard." + key);
+  if (!t->percent) return t->quantity;
+  const double p = *t->percent == 100 ? 0 : *t->percent;
+  return api::Quantity::FromInt(static_cast<int64_t>(std::ceil(capacity.AsDouble() / 100 * p)),
+                                api::QuantityFormat::kBinarySI);
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 #include "sim/scenario.h"
 
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "api/manifest.h"
+#include "sim/scenario_limits.h"
 
 namespace nodesmith::sim {
 namespace {
@@ -78,7 +80,10 @@ class Fields {
     const Json& v = Get(key);
     core::Duration d{0};
     if (v.is_number()) {
-      d = core::Duration(static_cast<int64_t>(v.get<double>() * 1e9));
+      // Converting a double beyond int64 nanoseconds (about 292 years) is undefined.
+      const double seconds = v.get<double>();
+      if (!(std::fabs(seconds) < 9.2e9)) return Fail(PathOf(key), "out of range");
+      d = core::Duration(static_cast<int64_t>(seconds * 1e9));
     } else if (v.is_string()) {
       auto parsed = core::ParseDuration(v.get<std::string>());
       if (!parsed.ok()) return Fail(PathOf(key), parsed.status().message());
@@ -265,7 +270,21 @@ core::Result<Scenario> DecodeScenario(const api::Sourced<nlohmann::ordered_json>
     }
   }
   f.Duration("duration", &s.duration, true, false);
+  if (f.ok() && s.duration > kMaxScenarioDuration) {
+    f.Fail(f.PathOf("duration"), core::FormatDuration(s.duration) + " is longer than the limit of " +
+                                     core::FormatDuration(kMaxScenarioDuration));
+  }
   f.Duration("sampleInterval", &s.sample_interval, false, false);
+  if (f.ok() && s.duration / s.sample_interval + 1 > kMaxScenarioSamples) {
+    // duration / interval + 1 <= max holds exactly when interval > duration / max.
+    const core::Duration shortest = s.duration / kMaxScenarioSamples + core::Duration(1);
+    f.Fail(f.PathOf("sampleInterval"),
+           core::FormatDuration(s.sample_interval) + " over spec.duration " +
+               core::FormatDuration(s.duration) + " means " +
+               std::to_string(s.duration / s.sample_interval + 1) + " samples, more than the limit of " +
+               std::to_string(kMaxScenarioSamples) + " (make it at least " +
+               core::FormatDuration(shortest) + ")");
+  }
   f.Object("cloud", [&](const Fields& c) {
     c.OnlyKeys({"launchLatency", "registrationDelay", "readyDelay", "terminationLatency",
                 "spotInterruptionWarning"});
@@ -287,6 +306,9 @@ core::Result<Scenario> DecodeScenario(const api::Sourced<nlohmann::ordered_json>
     const Json& events = f.Get("events");
     if (!events.is_array()) {
       f.Fail(f.PathOf("events"), "expected a list");
+    } else if (events.size() > kMaxScenarioEvents) {
+      f.Fail(f.PathOf("events"), std::to_string(events.size()) + " events, more than the limit of " +
+                                     std::to_string(kMaxScenarioEvents));
     } else {
       for (size_t i = 0; i < events.size() && f.ok(); ++i) {
         ScenarioEvent event;
@@ -319,7 +341,10 @@ core::Result<Scenario> ScenarioFromInputs(const api::ObjectSet& inputs) {
                                  ": only one Scenario may be given; the first is " +
                                  api::DescribeSource(inputs.scenarios[0].source));
   }
-  return DecodeScenario(inputs.scenarios[0]);
+  core::Result<Scenario> scenario = DecodeScenario(inputs.scenarios[0]);
+  if (!scenario.ok()) return scenario;
+  NS_RETURN_IF_ERROR(CheckScenarioPods(*scenario, inputs));
+  return scenario;
 }
 
 }  // namespace nodesmith::sim

@@ -67,7 +67,8 @@ class SeedWalkthrough : public ::testing::Test {
     auto objects = api::LoadManifestsFromString(yaml, "walkthrough.yaml");
     EXPECT_TRUE(objects.ok()) << objects.status().message();
     if (!objects.ok()) return {};
-    api::ExpandWorkloads(*objects);
+    core::Status expanded = api::ExpandWorkloads(*objects);
+    EXPECT_TRUE(expanded.ok()) << expanded.message();
     auto snapshot = BuildSnapshot(std::move(*objects), {}, catalog_.instance_types, catalog_.well_known_labels);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status().message();
     if (!snapshot.ok()) return {};
