@@ -8,6 +8,7 @@
 
 #include "cluster/disruption_budget.h"
 #include "controllers/common/karpenter.h"
+#include "controllers/disruption/pods_by_node.h"
 #include "scheduling/label_selector.h"
 #include "scheduling/taints.h"
 #include "scheduling/well_known_labels.h"
@@ -76,6 +77,9 @@ class EvictionGate {
     });
   }
 
+  // Whether any PodDisruptionBudget can refuse an eviction (else WhyNot is always "").
+  bool Empty() const { return pdbs_.empty(); }
+
   // Why evicting `pod` would be refused now; "" when it would be admitted.
   std::string WhyNot(const api::Pod& pod) const {
     if (pdbs_.empty()) return "";
@@ -124,12 +128,24 @@ std::string DescribeUntil(core::Time until) {
   return until == kForever ? "" : " until " + core::FormatRfc3339(until);
 }
 
+// Why a reschedulable `pod` holds its node now: karpenter.sh/do-not-disrupt still in force, or an
+// eviction its PodDisruptionBudget refuses; "" when it does not.
+std::string PodBlocker(const api::Pod& pod, const EvictionGate& gate, core::Time now) {
+  const core::Time started =
+      pod.status.start_time.value_or(pod.metadata.creation_timestamp.value_or(now));
+  if (auto until = DoNotDisruptUntil(pod.metadata, started); until && *until > now) {
+    return "pod " + api::PodKey(pod) + " has " + kDoNotDisruptAnnotation + DescribeUntil(*until);
+  }
+  return gate.WhyNot(pod);
+}
+
 }  // namespace
 
 std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::ClusterApi& cluster,
                                        const cloud::CloudProvider& cloud,
                                        const Nominations* nominations,
-                                       std::vector<BlockedNode>* excluded) {
+                                       std::vector<BlockedNode>* excluded,
+                                       const PodsByNode* index) {
   const core::Time now = clock.Now();
   auto exclude = [&](const std::string& node, std::string reason) {
     if (excluded) excluded->push_back({node, std::move(reason)});
@@ -145,24 +161,39 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
     std::string blocked;  // the first pod that holds the node, and why
   };
   std::map<std::string, NodePods> pods_by_node;
-  cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
-    const auto& pod = std::get<api::Pod>(o);
-    if (pod.spec.node_name.empty() || !IsReschedulable(pod)) return;
-    NodePods& n = pods_by_node[pod.spec.node_name];
-    if (n.blocked.empty()) {
-      const core::Time started =
-          pod.status.start_time.value_or(pod.metadata.creation_timestamp.value_or(now));
-      if (auto until = DoNotDisruptUntil(pod.metadata, started); until && *until > now) {
-        n.blocked = "pod " + api::PodKey(pod) + " has " + kDoNotDisruptAnnotation + DescribeUntil(*until);
-      } else {
-        n.blocked = gate.WhyNot(pod);
+  if (!index) {
+    cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+      const auto& pod = std::get<api::Pod>(o);
+      if (pod.spec.node_name.empty() || !IsReschedulable(pod)) return;
+      NodePods& n = pods_by_node[pod.spec.node_name];
+      if (n.blocked.empty()) n.blocked = PodBlocker(pod, gate, now);
+      const double cost = EvictionCost(pod);
+      n.eviction_cost += cost;
+      n.positive_eviction_cost += std::max(cost, 0.0);
+      n.keys.push_back(api::PodKey(pod));
+    });
+  }
+  // The node's pods as the scan above finds them; from the index, only the blockers are worked
+  // out now (they depend on the time and on the budgets), and only where some pod can block.
+  auto pods_of = [&](const std::string& node) -> std::optional<NodePods> {
+    if (!index) {
+      auto it = pods_by_node.find(node);
+      if (it == pods_by_node.end()) return std::nullopt;
+      return std::move(it->second);
+    }
+    const PodsByNode::Summary* summary = index->SummaryOf(node);
+    if (!summary || summary->keys.empty()) return std::nullopt;
+    NodePods n{summary->keys, summary->eviction_cost, summary->positive_eviction_cost, ""};
+    if (summary->any_do_not_disrupt || !gate.Empty()) {
+      for (const auto& [key, object] : *index->PodsOn(node)) {
+        const auto& pod = std::get<api::Pod>(*object);
+        if (!IsReschedulable(pod)) continue;
+        n.blocked = PodBlocker(pod, gate, now);
+        if (!n.blocked.empty()) break;
       }
     }
-    const double cost = EvictionCost(pod);
-    n.eviction_cost += cost;
-    n.positive_eviction_cost += std::max(cost, 0.0);
-    n.keys.push_back(api::PodKey(pod));
-  });
+    return n;
+  };
   std::map<std::string, cloud::InstanceTypes> types_by_pool;
 
   std::vector<Candidate> out;
@@ -209,11 +240,11 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
       c.blocked = "nodeclaim " + claim.metadata.name + " has " + kDoNotDisruptAnnotation +
                   DescribeUntil(*claim_until);
     }
-    if (auto pods = pods_by_node.find(node->metadata.name); pods != pods_by_node.end()) {
-      if (c.blocked.empty()) c.blocked = pods->second.blocked;
-      c.reschedulable_pods = std::move(pods->second.keys);
-      eviction_cost = pods->second.eviction_cost;
-      c.reschedule_disruption_cost += pods->second.positive_eviction_cost;
+    if (auto pods = pods_of(node->metadata.name)) {
+      if (c.blocked.empty()) c.blocked = pods->blocked;
+      c.reschedulable_pods = std::move(pods->keys);
+      eviction_cost = pods->eviction_cost;
+      c.reschedule_disruption_cost += pods->positive_eviction_cost;
     }
     c.instance_type = LabelOr(node->metadata.labels, scheduling::kLabelInstanceTypeStable);
     c.zone = LabelOr(node->metadata.labels, scheduling::kLabelTopologyZone);

@@ -26,10 +26,14 @@ namespace nodesmith::controllers {
 // creation) or on one of its reschedulable pods ("true", or a duration from the pod's start);
 // a pod whose eviction a PodDisruptionBudget forbids now (no disruptions allowed, or several
 // PDBs match it). Prices come from the cloud's instance types for the pool.
+// With `index` (pods_by_node.h, kept from the same cluster's watch) the pods are read from it
+// instead of a scan of every pod; the candidates are the same.
+class PodsByNode;
 std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::ClusterApi& cluster,
                                        const cloud::CloudProvider& cloud,
                                        const Nominations* nominations = nullptr,
-                                       std::vector<BlockedNode>* excluded = nullptr);
+                                       std::vector<BlockedNode>* excluded = nullptr,
+                                       const PodsByNode* index = nullptr);
 
 // When karpenter.sh/do-not-disrupt on `meta` stops protecting it: nullopt when it is absent or
 // neither "true" nor a duration (no protection), kForever for "true", else `since` + duration.

@@ -50,7 +50,8 @@ DisruptionController::DisruptionController(const core::Clock& clock, cluster::Cl
                                            std::vector<std::unique_ptr<Method>> methods,
                                            DisruptionOptions options)
     : clock_(clock), cluster_(cluster), cloud_(cloud), recorder_(recorder),
-      methods_(std::move(methods)), options_(options) {}
+      methods_(std::move(methods)), options_(options),
+      pods_(std::make_unique<PodsByNode>(cluster)) {}
 
 std::string DisruptionController::Name() const { return kDisruptionName; }
 
@@ -92,10 +93,7 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
     mix(std::to_string(pool.metadata.generation));
     mix(pool.metadata.deletion_timestamp ? "deleting" : "");
   });
-  cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
-    const auto& pod = std::get<api::Pod>(o);
-    if (pod.spec.node_name.empty()) mix(pod.metadata.name);
-  });
+  for (const auto& [key, pod] : pods_->Unbound()) mix(key.second);
   return hasher.value();
 }
 
@@ -103,7 +101,7 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
   if (options_.simulator) options_.simulator->Reset();
   Pass pass;
   std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
-                                               &pass.decision.blocked);
+                                               &pass.decision.blocked, pods_.get());
   pass.decision.nodes = static_cast<int>(all.size() + pass.decision.blocked.size());
   ObserveEmptiness(all);
   if (options_.queue != nullptr) {
@@ -219,7 +217,8 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
 core::Result<bool> DisruptionController::Validate(const Command& command, size_t m) {
   if (options_.simulator) options_.simulator->Reset();
   const auto& method = methods_[m];
-  std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get());
+  std::vector<Candidate> all =
+      BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(), nullptr, pods_.get());
   ObserveEmptiness(all);
   std::map<std::string, const Candidate*> by_name;
   for (const auto& c : all) by_name[c.name()] = &c;

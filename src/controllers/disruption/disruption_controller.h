@@ -35,6 +35,7 @@
 #include "cloud/cloud_provider.h"
 #include "cluster/cluster_api.h"
 #include "controllers/common/nominations.h"
+#include "controllers/disruption/pods_by_node.h"
 #include "controllers/disruption/simulation.h"
 #include "controllers/disruption/types.h"
 #include "core/clock.h"
@@ -110,6 +111,8 @@ class DisruptionController : public runtime::Controller {
   runtime::EventRecorder& recorder_;
   std::vector<std::unique_ptr<Method>> methods_;
   DisruptionOptions options_;
+  // The pods of every node, from the pod watch: a pass reads them instead of every pod.
+  std::unique_ptr<PodsByNode> pods_;
   std::map<std::string, Seen> seen_;  // by NodeClaim name
   // A consolidation command waiting for validation, the method that made it, and since when.
   struct Held {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "api/conditions.h"
 #include "api/nodeclaim.h"
@@ -20,12 +21,16 @@ core::Result<std::optional<core::Duration>> MarkConsolidatable(const core::Clock
   }
   const core::Time now = clock.Now();
   std::optional<core::Duration> next;
-  for (api::NodeClaim claim : cluster.List<api::NodeClaim>()) {
-    if (claim.metadata.deletion_timestamp) continue;
+  // Read in place and copied only to be written, the writes in list order after the reads (as
+  // drift_detection.cc does): nearly every run changes nothing.
+  std::vector<api::NodeClaim> writes;
+  cluster.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
+    const auto& claim = std::get<api::NodeClaim>(o);
+    if (claim.metadata.deletion_timestamp) return;
     auto label = claim.metadata.labels.find(scheduling::kLabelNodePool);
-    if (label == claim.metadata.labels.end()) continue;
+    if (label == claim.metadata.labels.end()) return;
     auto after = consolidate_after.find(label->second);
-    if (after == consolidate_after.end()) continue;
+    if (after == consolidate_after.end()) return;
 
     const api::Condition* initialized = claim.FindCondition(kConditionInitialized);
     bool consolidatable = false;
@@ -36,12 +41,17 @@ core::Result<std::optional<core::Duration>> MarkConsolidatable(const core::Clock
       consolidatable = now >= at;
       if (!consolidatable) next = std::min(next.value_or(at - now), at - now);
     }
+    std::vector<api::Condition> conditions = claim.status.conditions;
     const bool changed =
         consolidatable
-            ? api::SetCondition(claim.status.conditions, kConditionConsolidatable, "True",
+            ? api::SetCondition(conditions, kConditionConsolidatable, "True",
                                 kConditionConsolidatable, now, "", claim.metadata.generation)
-            : api::ClearCondition(claim.status.conditions, kConditionConsolidatable);
-    if (!changed) continue;
+            : api::ClearCondition(conditions, kConditionConsolidatable);
+    if (!changed) return;
+    writes.push_back(claim);
+    writes.back().status.conditions = std::move(conditions);
+  });
+  for (const api::NodeClaim& claim : writes) {
     auto updated = cluster.Update(claim);
     if (!updated.ok()) {
       const core::StatusCode code = updated.status().code();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "controllers/common/karpenter.h"
 #include "controllers/nodeclaim/consolidatable.h"
@@ -51,7 +53,12 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
     std::string name = p.metadata.name;
     pools.emplace(std::move(name), std::move(p));
   }
-  for (api::NodeClaim claim : cluster.List<api::NodeClaim>()) {
+  // NodeClaims are read in place and copied only to be written: this runs every 30 s and after
+  // every NodeClaim change, and almost always changes nothing. The writes follow the reads, in
+  // list order, as they would interleaved with a listed copy.
+  std::vector<std::pair<api::NodeClaim, std::string>> writes;  // with the drift reason
+  cluster.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
+    const auto& claim = std::get<api::NodeClaim>(o);
     std::string reason;
     auto label = claim.metadata.labels.find(scheduling::kLabelNodePool);
     auto pool = label == claim.metadata.labels.end() ? pools.end() : pools.find(label->second);
@@ -59,12 +66,18 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
         !claim.metadata.deletion_timestamp) {
       reason = DriftReason(claim, pool->second, cloud);
     }
-    if (reason.empty() && unexplained == UnexplainedDrift::kKeep) continue;
+    if (reason.empty() && unexplained == UnexplainedDrift::kKeep) return;
+    std::vector<api::Condition> conditions = claim.status.conditions;
     bool changed = reason.empty()
-                       ? api::ClearCondition(claim.status.conditions, kConditionDrifted)
-                       : SetCondition(claim.status.conditions, kConditionDrifted, "True", reason,
+                       ? api::ClearCondition(conditions, kConditionDrifted)
+                       : SetCondition(conditions, kConditionDrifted, "True", reason,
                                       clock.Now(), reason);
-    if (!changed) continue;
+    if (!changed) return;
+    api::NodeClaim updated = claim;
+    updated.status.conditions = std::move(conditions);
+    writes.emplace_back(std::move(updated), std::move(reason));
+  });
+  for (auto& [claim, reason] : writes) {
     auto updated = cluster.Update(claim);
     if (!updated.ok()) {
       // Gone or changed since the list: the watch brings the new version to the next pass.
