@@ -34,6 +34,7 @@ std::unique_ptr<ControllerSet> NewControllers(const core::Clock& clock,
   provisioning.require_unschedulable_condition = settings.require_unschedulable_condition;
   DisruptionOptions disruption;
   disruption.nominations = nominations;
+  disruption.index_pods = settings.index_pods_by_node;
   SimulatorOptions simulation;
   simulation.well_known_labels = settings.well_known_labels;
   simulation.scheduler.ignore_preferences = settings.ignore_preferences;

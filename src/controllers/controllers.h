@@ -43,6 +43,11 @@ struct Settings {
   // Karpenter's SpotToSpotConsolidation feature gate: consolidation may replace spot nodes with
   // cheaper spot nodes (with at least 15 cheaper instance types, as upstream).
   bool spot_to_spot_consolidation = false;
+  // Disruption reads each node's pods from an index kept from the pod watch
+  // (DisruptionOptions::index_pods). Only for a store whose reads never run ahead of its watch
+  // (MemoryCluster: the simulator); KubeCluster's informers are read before their changes are
+  // announced, so the operator scans the pods it reads.
+  bool index_pods_by_node = false;
 };
 
 // The names the controllers report from Name(), for SimulatedRuntime::Enqueue and logs.

@@ -152,6 +152,7 @@ core::Result<std::unique_ptr<World>> World::Create(const api::ObjectSet& inputs,
   controllers::Settings settings = w.scenario_.settings;
   settings.spot_to_spot_consolidation = options.spot_to_spot_consolidation;
   settings.well_known_labels = w.cloud_->catalog().well_known_labels;
+  settings.index_pods_by_node = true;  // MemoryCluster announces every change as it stores it
   w.controllers_ =
       controllers::NewControllers(w.clock_, w.cluster_, *w.cloud_, w.timeline_, settings,
                                   /*interruption_queue=*/w.cloud_.get(),

@@ -51,7 +51,7 @@ DisruptionController::DisruptionController(const core::Clock& clock, cluster::Cl
                                            DisruptionOptions options)
     : clock_(clock), cluster_(cluster), cloud_(cloud), recorder_(recorder),
       methods_(std::move(methods)), options_(options),
-      pods_(std::make_unique<PodsByNode>(cluster)) {}
+      pods_(options_.index_pods ? std::make_unique<PodsByNode>(cluster) : nullptr) {}
 
 std::string DisruptionController::Name() const { return kDisruptionName; }
 
@@ -93,7 +93,14 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
     mix(std::to_string(pool.metadata.generation));
     mix(pool.metadata.deletion_timestamp ? "deleting" : "");
   });
-  for (const auto& [key, pod] : pods_->Unbound()) mix(key.second);
+  if (pods_ != nullptr) {
+    for (const auto& [key, pod] : pods_->Unbound()) mix(key.second);
+  } else {
+    cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+      const auto& pod = std::get<api::Pod>(o);
+      if (pod.spec.node_name.empty()) mix(pod.metadata.name);
+    });
+  }
   return hasher.value();
 }
 

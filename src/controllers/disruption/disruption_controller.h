@@ -62,6 +62,10 @@ struct DisruptionOptions {
   // flight are not candidates. Null: candidates' NodeClaims are deleted directly and commands
   // with replacements are refused. Not owned; REQUIRES: outlives the controller.
   OrchestrationQueue* queue = nullptr;
+  // Keep each node's pods in an index fed by the pod watch (PodsByNode) instead of scanning
+  // every pod per pass. REQUIRES: the cluster announces every change before a read can see it
+  // (MemoryCluster does; KubeCluster's informers may be read ahead of their announcements).
+  bool index_pods = false;
 };
 
 
@@ -111,7 +115,8 @@ class DisruptionController : public runtime::Controller {
   runtime::EventRecorder& recorder_;
   std::vector<std::unique_ptr<Method>> methods_;
   DisruptionOptions options_;
-  // The pods of every node, from the pod watch: a pass reads them instead of every pod.
+  // The pods of every node, from the pod watch: a pass reads them instead of every pod. Null
+  // unless options_.index_pods.
   std::unique_ptr<PodsByNode> pods_;
   std::map<std::string, Seen> seen_;  // by NodeClaim name
   // A consolidation command waiting for validation, the method that made it, and since when.
