@@ -2,6 +2,7 @@
 // allocatable, max pods, labels and offerings with prices.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -13,7 +14,10 @@
 #include "cli/command.h"
 #include "cli/inputs.h"
 #include "cli/text_table.h"
+#include "cloud/aws/aws_session.h"
+#include "cloud/aws/live_catalog.h"
 #include "cloud/catalog.h"
+#include "core/system_clock.h"
 #include "scheduling/requirements.h"
 
 namespace nodesmith::cli {
@@ -113,7 +117,36 @@ void PrintText(const cloud::Catalog& catalog, std::ostream& out) {
 struct CatalogFlags {
   InputFlags inputs;
   std::vector<std::string> instance_types;  // --instance-type: only these, shown in detail
+  bool region_given = false;                // --region on the command line
 };
+
+constexpr const char* kLiveCatalog = "aws-live";
+
+// --catalog aws-live: what the account offers, read through the AWS SDKs' credential chain and
+// endpoints (AWS_ENDPOINT_URL and friends). The region is --region when given, else the SDKs'
+// (AWS_REGION, the shared config), else --region's default. ISOLATED_VPC=true leaves the Pricing
+// API out, as it does for the controller. Fallbacks are warned about on stderr.
+core::Result<cloud::Catalog> LoadLiveCatalog(const CatalogFlags& flags,
+                                             const std::optional<api::EC2NodeClass>& node_class) {
+  core::SystemClock clock;
+  auto session_for = [&clock](std::string region) {
+    aws::AwsSessionOptions options;
+    options.region = std::move(region);
+    options.clock = &clock;
+    return aws::AwsSession::Create(std::move(options));
+  };
+  auto session = session_for(flags.region_given ? flags.inputs.region : "");
+  if (!session.ok() && !flags.region_given) session = session_for(flags.inputs.region);
+  if (!session.ok()) return session.status().WithPrefix("AWS session");
+  aws::LiveCatalogOptions options;
+  if (node_class) options.node_settings = cloud::Ec2NodeSettings::FromNodeClass(*node_class);
+  const char* isolated = std::getenv("ISOLATED_VPC");
+  options.isolated_vpc = isolated != nullptr && std::string(isolated) == "true";
+  std::vector<std::string> warnings;
+  auto catalog = aws::LoadLiveCatalog(**session, clock, options, &warnings);
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  return catalog;
+}
 
 // One type in full, for --instance-type: every resource list, label, requirement and offering.
 void PrintDetail(const cloud::InstanceType& it, std::ostream& out) {
@@ -154,7 +187,7 @@ int Run(const CatalogFlags& catalog_flags) {
     objects = LoadInputsOrReport(flags, std::cerr);
     if (!objects) return kExitBadInput;
   }
-  cloud::CatalogSource source = cloud::CatalogSource::FromFlag(flags.catalog);
+  std::optional<cloud::CatalogSource> source;
   std::optional<api::EC2NodeClass> node_class;
   if (objects) {
     if (!objects->instance_type_catalogs.empty()) {
@@ -162,7 +195,10 @@ int Run(const CatalogFlags& catalog_flags) {
     }
     if (!objects->ec2_node_classes.empty()) node_class = objects->ec2_node_classes.front().object;
   }
-  auto catalog = cloud::LoadCatalog(source, flags.region, node_class);
+  const bool live = !source && flags.catalog == kLiveCatalog;
+  if (!source && !live) source = cloud::CatalogSource::FromFlag(flags.catalog);
+  auto catalog = live ? LoadLiveCatalog(catalog_flags, node_class)
+                      : cloud::LoadCatalog(*source, flags.region, node_class);
   if (!catalog.ok()) {
     std::cerr << "error: " << catalog.status().message() << "\n";
     const auto code = catalog.status().code();
@@ -214,7 +250,13 @@ void RegisterCatalog(CLI::App& app, int* exit_code) {
   AddCatalogFlags(cmd, &flags->inputs);
   cmd->add_option("-t,--instance-type", flags->instance_types,
                   "show only these instance types, in detail (repeatable)");
-  cmd->callback([flags, exit_code] { *exit_code = Run(*flags); });
+  cmd->get_option("--catalog")->description(
+      "instance types: aws, kwok, aws-live (the account's, from the EC2 and Pricing APIs) or an "
+      "InstanceTypeCatalog file (one among the inputs wins)");
+  cmd->callback([cmd, flags, exit_code] {
+    flags->region_given = cmd->get_option("--region")->count() > 0;
+    *exit_code = Run(*flags);
+  });
 }
 
 }  // namespace nodesmith::cli
