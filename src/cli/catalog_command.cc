@@ -120,8 +120,6 @@ struct CatalogFlags {
   bool region_given = false;                // --region on the command line
 };
 
-constexpr const char* kLiveCatalog = "aws-live";
-
 // --catalog aws-live: what the account offers, read through the AWS SDKs' credential chain and
 // endpoints (AWS_ENDPOINT_URL and friends). The region is --region when given, else the SDKs'
 // (AWS_REGION, the shared config), else --region's default. ISOLATED_VPC=true leaves the Pricing
@@ -195,7 +193,7 @@ int Run(const CatalogFlags& catalog_flags) {
     }
     if (!objects->ec2_node_classes.empty()) node_class = objects->ec2_node_classes.front().object;
   }
-  const bool live = !source && flags.catalog == kLiveCatalog;
+  const bool live = !source && flags.catalog == aws::kLiveCatalogName;
   if (!source && !live) source = cloud::CatalogSource::FromFlag(flags.catalog);
   auto catalog = live ? LoadLiveCatalog(catalog_flags, node_class)
                       : cloud::LoadCatalog(*source, flags.region, node_class);

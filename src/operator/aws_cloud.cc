@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cloud/aws/live_catalog.h"
 #include "core/base64.h"
 #include "kube/resources.h"
 
@@ -111,9 +112,17 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   if (!session.ok()) return session.status().WithPrefix("AWS session");
   out->session_ = std::move(*session);
 
-  auto catalog = cloud::LoadCatalog(
-      cloud::CatalogSource::FromFlag(options.catalog.empty() ? std::string("aws") : options.catalog),
-      out->session_->region());
+  auto catalog = [&]() -> core::Result<cloud::Catalog> {
+    if (options.catalog == aws::kLiveCatalogName) {
+      // What the account offers, as Karpenter-AWS reads it at start.
+      aws::LiveCatalogOptions live;
+      live.isolated_vpc = options.isolated_vpc;
+      return aws::LoadLiveCatalog(*out->session_, wall, live, warnings);
+    }
+    return cloud::LoadCatalog(
+        cloud::CatalogSource::FromFlag(options.catalog.empty() ? std::string("aws") : options.catalog),
+        out->session_->region());
+  }();
   if (!catalog.ok()) return catalog.status().WithPrefix("instance types");
   out->catalog_ = std::move(*catalog);
 

@@ -388,13 +388,15 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertIn(PROFILE, names, "a profile the user made is not nodesmith's to delete")
         self.assertEqual(c.terminate(), 0)
 
-    def test_shadow_mode_decides_a_launch_and_sends_ec2_nothing(self):
+    def start_shadow_walkthrough(self, **extra_env):
+        """The seed walkthrough under DRY_RUN: started, with its Deployment applied."""
         ENV.apply(converted_seed())
         ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
                     json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
         env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
         env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "DRY_RUN": "true",
                     "AWS_EC2_METADATA_DISABLED": "true"})
+        env.update(extra_env)
         self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
         c = self.controller
         c.wait_for_log("starting controllers", timeout=90)
@@ -404,6 +406,10 @@ class AwsWalkthroughTest(unittest.TestCase):
                      "template": {"metadata": {"labels": {"app": "inflate"}}, "spec": {"containers": [
                          {"name": "pause", "image": "registry.k8s.io/pause:3.9",
                           "resources": {"requests": {"cpu": "1"}}}]}}}}), self.ns)
+        return c
+
+    def test_shadow_mode_decides_a_launch_and_sends_ec2_nothing(self):
+        c = self.start_shadow_walkthrough()
         would = c.wait_for_log("dry run: would launch an instance", timeout=90)
         self.assertRegex(would["provider-id"], r"^aws:///us-west-2[ab]/shadow-")
         time.sleep(3)
@@ -412,6 +418,18 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(ENV.items("nodeclaims"), [], "a NodeClaim reached the API server")
         nc = ENV.get_json("ec2nodeclass", "default")
         self.assertNotIn("conditions", nc.get("status", {}), "shadow mode wrote the class's status")
+        self.assertEqual(c.terminate(), 0)
+
+    def test_the_accounts_own_instance_types_with_catalog_aws_live(self):
+        # moto answers DescribeInstanceTypes with EC2's own data and has no Pricing API: the
+        # on-demand prices fall back to the built-in table, and the fallback is logged.
+        c = self.start_shadow_walkthrough(CATALOG="aws-live")
+        warned = [l for l in c.lines() if l.get("level") == "WARN" and
+                  l.get("message", "").startswith("on-demand prices from the built-in table")]
+        self.assertEqual(len(warned), 1, c.tail())
+        would = c.wait_for_log("dry run: would launch an instance", timeout=90)
+        self.assertRegex(would["provider-id"], r"^aws:///us-west-2[a-d]/shadow-")
+        self.assertEqual(Kubelets(self.ec2).instances(("pending", "running")), [], "an instance was launched")
         self.assertEqual(c.terminate(), 0)
 
     def test_an_endpoint_that_cannot_be_reached_is_a_log_line_naming_the_class_and_the_call(self):

@@ -42,7 +42,7 @@ core::Result<cloud::Catalog> LoadLiveCatalog(AwsSession& session, const core::Cl
 
   auto types = LiveInstanceTypes(*pages, *offerings, prices, session.region(), options.node_settings);
   if (!types.ok()) return types.status();
-  return cloud::Catalog{"aws-live", session.region(), std::move(*types), scheduling::WellKnownLabels()};
+  return cloud::Catalog{kLiveCatalogName, session.region(), std::move(*types), scheduling::WellKnownLabels()};
 }
 
 }  // namespace nodesmith::aws

@@ -20,6 +20,9 @@
 
 namespace nodesmith::aws {
 
+// The catalog's name where one is chosen (--catalog, CATALOG) and its Catalog::source.
+inline constexpr const char* kLiveCatalogName = "aws-live";
+
 struct LiveCatalogOptions {
   cloud::Ec2NodeSettings node_settings;  // from the EC2NodeClass, if any
   bool isolated_vpc = false;             // no Pricing API: the built-in on-demand prices
