@@ -108,6 +108,9 @@ TEST(PlanCommand, JsonHasTheContractFields) {
   EXPECT_LE(s["lowerBoundPerHour"].get<double>(), 0.1);
   EXPECT_GT(s["lowerBoundPerHour"].get<double>(), 0.0);
   EXPECT_GE(s["solveSeconds"].get<double>(), 0.0);
+  // The decision, the bound and the snapshot are timed apart.
+  EXPECT_GE(s["boundSeconds"].get<double>(), 0.0);
+  EXPECT_GE(s["snapshotSeconds"].get<double>(), 0.0);
 }
 
 TEST(PlanCommand, TextIsATable) {

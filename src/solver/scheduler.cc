@@ -131,6 +131,7 @@ core::Result<Results> Solver::Run() {
   Results out;
   out.pending_pods = static_cast<int>(pods_.size());
   Finalize(out);
+  if (opts_.on_decided) opts_.on_decided();
   if (opts_.compute_lower_bound) {
     std::vector<int> scheduled;
     for (size_t p = 0; p < pods_.size(); ++p) {

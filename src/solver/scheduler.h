@@ -27,6 +27,8 @@
 // path that builds no message (or a bool pre-check) would make those solves several times faster.
 #pragma once
 
+#include <functional>
+
 #include "core/status.h"
 #include "solver/results.h"
 #include "solver/snapshot.h"
@@ -46,6 +48,9 @@ struct SchedulerOptions {
   // After placement, re-pack pods that only resources constrain onto cheaper NodeClaims
   // (solver/repack.h); kept only when the plan gets cheaper. Off: Karpenter's packing as is.
   bool repack = true;
+  // Called once the decision is made, before the lower bound is computed: lets a caller time
+  // the two apart (the solver reads no clock).
+  std::function<void()> on_decided;
 };
 
 // Runs one solve. Fails only on inputs topology cannot evaluate (malformed selectors).

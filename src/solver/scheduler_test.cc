@@ -279,6 +279,19 @@ TEST(Scheduler, DaemonSetOverheadCountsOnlyWhereItsPodsWouldRun) {
   EXPECT_EQ(r.new_node_claims[0].requests.Get("pods").String(), "2");
 }
 
+TEST(Scheduler, TheDecisionIsAnnouncedOnceBeforeTheBoundWithOrWithoutIt) {
+  for (bool bound : {true, false}) {
+    Cluster c = FourSizes();
+    c.Add(MakePod("p", "1"));
+    int calls = 0;
+    c.options.compute_lower_bound = bound;
+    c.options.on_decided = [&calls] { ++calls; };
+    Results r = c.Solve();
+    ASSERT_THAT(r.new_node_claims, SizeIs(1));
+    EXPECT_EQ(calls, 1) << "lower bound " << bound;
+  }
+}
+
 TEST(Scheduler, HigherWeightNodePoolIsTriedFirstThenName) {
   Cluster c;
   c.Add(TypeSpec{.name = "m", .price = 0.2});
