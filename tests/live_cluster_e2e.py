@@ -84,9 +84,10 @@ def without_timings(fmt, out):
     """The output less how long the solve took, which differs from run to run."""
     if fmt == "json":
         doc = json.loads(out)
-        for key in ("solveSeconds", "boundSeconds", "decisionSeconds"):
+        for key in ("solveSeconds", "boundSeconds", "snapshotSeconds", "decisionSeconds"):
             doc.get("summary", {}).pop(key, None)
         return json.dumps(doc, indent=1, sort_keys=False)
+    out = re.sub(r" \(bound [0-9.e-]+s, snapshot [0-9.e-]+s\)", "", out)
     return re.sub(r"(solved|decided) in [0-9.e-]+s", r"\1 in Ns", out)
 
 
