@@ -2,11 +2,15 @@
 #   make demo   install missing packages, build, simulate the seed walkthrough (log + HTML report)
 #   make test   install missing packages, build, run the whole suite (plain and sanitized)
 #   make cluster-demo  the same walkthrough in a real control plane with kwok and nodesmith controller
+#   make fuzz   the parsers' libFuzzer targets (clang), FUZZ_SECONDS each (docs/RELIABILITY.md)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest
 
-.PHONY: all deps build binary testenv demo cluster-demo test check test-asan bench clean
+.PHONY: all deps build binary testenv demo cluster-demo test check test-asan fuzz bench clean
 
 all: build
 
@@ -54,5 +58,15 @@ test-asan: deps testenv
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_EXCLUDE)'
 
+# The libFuzzer targets of fuzz/, built with clang under ASan+UBSan (only the libraries they need),
+# each run for FUZZ_SECONDS from its seeds; prints executions, coverage and crashes per target.
+# Not part of `make test`, which replays the same corpora with GCC (ctest fuzz_replay_*).
+fuzz: deps
+	@bash scripts/install-fuzz-deps.sh
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DNODESMITH_FUZZ=ON -DNODESMITH_TESTS=OFF -DNODESMITH_BENCH=OFF >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
+	bash scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -300,6 +300,11 @@ core::Result<std::vector<ParsedDocument>> ParseJson(std::string_view text) {
     // "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> keep the tail.
     size_t at = what.find("parse error");
     return core::Status::Invalid(at == std::string::npos ? what : what.substr(at));
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double's range ("1e400"): nlohmann throws out_of_range.406, not a
+    // parse_error, and an uncaught one aborted `plan -f`. Failing here hands the text to the
+    // YAML reader, which reports the number with its field path as for any YAML document.
+    return core::Status::Invalid(e.what());
   }
   docs.push_back(std::move(doc));
   return docs;

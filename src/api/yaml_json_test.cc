@@ -95,6 +95,16 @@ TEST(ParseDocuments, OutOfRangeNumbersAreDocumentErrorsWithTheirPath) {
   EXPECT_EQ((*docs)[0].error, "1e400 is out of range for a number");
 }
 
+// Found by fuzz/yaml_json_fuzz (reproducer fuzz/corpus/yaml_json/json-number-overflow.json):
+// nlohmann throws out_of_range for such a number, which used to escape and abort the process.
+TEST(ParseDocuments, OutOfRangeJsonNumbersAreErrorsNotAborts) {
+  auto docs = ParseDocuments(R"({"spec": {"cpu": 1.5e380}})");
+  ASSERT_TRUE(docs.ok()) << docs.status().message();
+  ASSERT_EQ(docs->size(), 1u);
+  EXPECT_EQ((*docs)[0].error, "1.5e380 is out of range for a number");
+  EXPECT_EQ((*docs)[0].error_path, "spec.cpu");
+}
+
 TEST(ParseDocuments, RefusesHugeScalars) {
   auto docs = ParseDocuments("a: " + std::string(10 << 20, 'x') + "\n");
   ASSERT_TRUE(docs.ok());
