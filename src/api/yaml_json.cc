@@ -1,5 +1,6 @@
 #include "api/yaml_json.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -406,6 +407,77 @@ std::string JoinPath(const std::string& parent, size_t index) {
   return parent + "[" + std::to_string(index) + "]";
 }
 
+namespace {
+
+// Watches the documents of one event pass for the one way yaml-cpp 0.7's LoadAll never ends: a
+// token no rule consumes (a `,` where a block node begins) makes every further document an empty
+// one at the same place, forever, each adding a node (yaml-cpp issue #1040).
+class StuckDocumentDetector : public YAML::EventHandler {
+ public:
+  // True once two documents in a row were nothing but a null at the same mark.
+  bool stuck() const { return stuck_; }
+  const YAML::Mark& mark() const { return mark_; }
+
+  void OnDocumentStart(const YAML::Mark&) override { events_ = 0; }
+  void OnDocumentEnd() override {
+    if (events_ == 1 && null_) {
+      stuck_ = had_null_document_ && SameMark(null_mark_, mark_);
+      mark_ = null_mark_;
+      had_null_document_ = true;
+    } else {
+      had_null_document_ = false;
+    }
+  }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Event(true, mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Event(false, mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    Event(false, mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    Event(false, mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    Event(false, mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  static bool SameMark(const YAML::Mark& a, const YAML::Mark& b) {
+    return a.pos == b.pos && a.line == b.line && a.column == b.column;
+  }
+  void Event(bool null, const YAML::Mark& mark) {
+    ++events_;
+    null_ = null;
+    null_mark_ = mark;
+  }
+
+  int events_ = 0;
+  bool null_ = false;
+  YAML::Mark null_mark_;
+  YAML::Mark mark_;
+  bool had_null_document_ = false;
+  bool stuck_ = false;
+};
+
+// Returns when LoadAll of `text` would end: every document moves the parser on. Otherwise throws
+// the YAML error LoadAll should have thrown, at the place where the parser stops moving.
+void ThrowWhereLoadAllWouldNotEnd(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  StuckDocumentDetector detector;
+  while (parser.HandleNextDocument(detector)) {
+    if (!detector.stuck()) continue;
+    const YAML::Mark& m = detector.mark();
+    const char c = m.pos >= 0 && static_cast<size_t>(m.pos) < text.size() ? text[m.pos] : ' ';
+    throw YAML::ParserException(m, std::string("unexpected '") + c + "' where a node should begin");
+  }
+}
+
+}  // namespace
+
 core::Result<std::vector<ParsedDocument>> ParseDocuments(std::string_view text) {
   if (int depth = FlowDepth(text); depth > kMaxDepth) {
     return core::Status::Invalid("nesting is " + std::to_string(depth) + " levels deep; at most " +
@@ -418,7 +490,9 @@ core::Result<std::vector<ParsedDocument>> ParseDocuments(std::string_view text) 
   }
   std::vector<YAML::Node> nodes;
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    std::string owned(text);
+    ThrowWhereLoadAllWouldNotEnd(owned);
+    nodes = YAML::LoadAll(owned);
   } catch (const YAML::Exception& e) {
     int line = e.mark.line, column = e.mark.column;
     std::string where = line >= 0 ? "document " + std::to_string(DocumentOfLine(text, line)) +

@@ -59,6 +59,23 @@ TEST(ParseDocuments, SplitsMultipleDocumentsKeepingEmptyOnesForNumbering) {
   EXPECT_EQ((*docs)[2].value["b"], 2);
 }
 
+TEST(ParseDocuments, ACommaWhereANodeBeginsIsAnErrorNotAnEndlessParse) {
+  // yaml-cpp's LoadAll alone loops on these for ever, its memory growing (fuzz/corpus/yaml_json).
+  for (const char* text : {",", "- a\n,\n", "---\n,\n", "a: 1\n---\n,\n"}) {
+    auto docs = ParseDocuments(text);
+    ASSERT_FALSE(docs.ok()) << text;
+    EXPECT_NE(docs.status().message().find("invalid YAML: unexpected ',' where a node should begin"),
+              std::string::npos)
+        << docs.status().message();
+  }
+  auto docs = ParseDocuments("a: 1\n---\n,\n");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message().rfind("document 2: line 3, column 1: ", 0), 0u) << docs.status().message();
+  // Empty documents in a row still parse.
+  auto empties = ParseDocuments("---\n---\n---\n");
+  ASSERT_TRUE(empties.ok()) << empties.status().message();
+}
+
 TEST(ParseDocuments, ReadsJson) {
   Json v = ParseOne("{\"kind\": \"Pod\", \"n\": 3, \"s\": \"3\", \"l\": [1, \"x\"]}");
   EXPECT_EQ(v["kind"], "Pod");
