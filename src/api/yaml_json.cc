@@ -357,12 +357,21 @@ std::string EmitScalar(const Json& v) {
 
 void Emit(const Json& v, int indent, std::ostringstream& out);
 
+constexpr size_t kMaxImplicitKey = 1024;
+
 void EmitMapEntries(const Json& obj, int indent, bool first_inline, std::ostringstream& out) {
   bool first = true;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (!(first && first_inline)) out << std::string(indent, ' ');
     first = false;
-    out << EmitScalar(Json(it.key())) << ":";
+    const std::string key = EmitScalar(Json(it.key()));
+    if (key.size() > kMaxImplicitKey) {
+      // YAML reads at most 1024 characters as an implicit key: a longer one is an explicit key,
+      // "? key" with ": value" on the next line.
+      out << "? " << key << "\n" << std::string(indent, ' ') << ":";
+    } else {
+      out << key << ":";
+    }
     const Json& child = it.value();
     if (child.is_object() && !child.empty()) {
       out << "\n";

@@ -154,6 +154,22 @@ TEST(ParseDocuments, RefusesDuplicateKeys) {
   EXPECT_EQ((*docs)[0].error, "duplicate key \"a\"");
 }
 
+TEST(EmitYaml, AKeyLongerThanYamlReadsAsAnImplicitKeyIsWrittenExplicitly) {
+  // 300 NUL characters escape to 1,800 in double quotes: past YAML's 1,024 for an implicit key.
+  const std::string long_key(300, '\0');
+  for (const char* value : {"1", "[1, 2]", "{\"a\": {\"b\": 1}}"}) {
+    nlohmann::ordered_json doc;
+    doc["x"] = nlohmann::ordered_json::array({nlohmann::ordered_json::object()});
+    doc["x"][0][long_key] = nlohmann::ordered_json::parse(value);
+    doc["y"][long_key] = nlohmann::ordered_json::parse(value);
+    const std::string yaml = EmitYaml(doc);
+    auto back = ParseDocuments(yaml);
+    ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << yaml;
+    ASSERT_EQ(back->size(), 1u);
+    EXPECT_EQ((*back)[0].value, doc) << yaml;
+  }
+}
+
 TEST(EmitYaml, QuotesStringsThatWouldReadBackAsOtherTypes) {
   Json v = {{"s", "5"}, {"b", "true"}, {"y", "yes"}, {"e", ""}, {"n", 5}, {"f", 0.25},
             {"colon", "a: b"}, {"plain", "karpenter.sh/nodepool"}, {"nl", "a\nb"}};
