@@ -62,7 +62,7 @@ test-asan: deps testenv
 # each run for FUZZ_SECONDS from its seeds; prints executions, coverage and crashes per target.
 # Not part of `make test`, which replays the same corpora with GCC (ctest fuzz_replay_*).
 fuzz: deps
-	@bash scripts/install-fuzz-deps.sh
+	@bash scripts/install-deps.sh fuzz
 	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DNODESMITH_FUZZ=ON -DNODESMITH_TESTS=OFF -DNODESMITH_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages nodesmith needs to build and test, only those missing.
-# Safe to run repeatedly; does nothing when everything is present.
+# Installs the Debian packages nodesmith needs, only those missing. Safe to run repeatedly; does
+# nothing when everything is present.
+#
+#   scripts/install-deps.sh          what `make build`, `make demo` and `make test` need
+#   scripts/install-deps.sh fuzz     also what `make fuzz` needs
+#
+# The fuzz group is kept apart so that `make test` (which replays the fuzz corpora with GCC) never
+# needs clang: libFuzzer ships only with clang, and its runtime is a separate Debian package.
 set -euo pipefail
 packages=(
   g++ cmake make pkg-config git python3
@@ -20,6 +26,15 @@ packages=(
   time                   # /usr/bin/time -v: peak RSS figures in docs/PERFORMANCE.md
   chromium               # renders the simulation report in tests/report_screenshot.sh
 )
+fuzz_packages=(
+  clang                  # clang++ 14, the compiler of -fsanitize=fuzzer
+  libclang-rt-14-dev     # libFuzzer and the ASan/UBSan runtimes clang links
+)
+case "${1:-}" in
+  "") ;;
+  fuzz) packages+=("${fuzz_packages[@]}") ;;
+  *) echo "install-deps.sh: unknown group '$1' (known: fuzz)" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
