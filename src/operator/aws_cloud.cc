@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cloud/aws/live_catalog.h"
 #include "core/base64.h"
 #include "kube/resources.h"
 
@@ -112,17 +111,10 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   if (!session.ok()) return session.status().WithPrefix("AWS session");
   out->session_ = std::move(*session);
 
-  auto catalog = [&]() -> core::Result<cloud::Catalog> {
-    if (options.catalog == aws::kLiveCatalogName) {
-      // What the account offers, as Karpenter-AWS reads it at start.
-      aws::LiveCatalogOptions live;
-      live.isolated_vpc = options.isolated_vpc;
-      return aws::LoadLiveCatalog(*out->session_, wall, live, warnings);
-    }
-    return cloud::LoadCatalog(
-        cloud::CatalogSource::FromFlag(options.catalog.empty() ? std::string("aws") : options.catalog),
-        out->session_->region());
-  }();
+  out->catalog_flag_ = options.catalog;
+  out->isolated_vpc_ = options.isolated_vpc;
+  out->wall_ = &wall;
+  auto catalog = out->LoadCatalog(warnings);
   if (!catalog.ok()) return catalog.status().WithPrefix("instance types");
   out->catalog_ = std::move(*catalog);
 
@@ -174,6 +166,23 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
     if (!started.ok()) return started;
   }
   return out;
+}
+
+core::Result<cloud::Catalog> AwsCloud::LoadCatalog(std::vector<std::string>* warnings) {
+  if (catalog_flag_ == aws::kLiveCatalogName) {
+    // What the account offers, as Karpenter-AWS reads it.
+    aws::LiveCatalogOptions live;
+    live.isolated_vpc = isolated_vpc_;
+    return aws::LoadLiveCatalog(*session_, *wall_, live, warnings);
+  }
+  return cloud::LoadCatalog(
+      cloud::CatalogSource::FromFlag(catalog_flag_.empty() ? std::string("aws") : catalog_flag_),
+      session_->region());
+}
+
+void AwsCloud::ApplyCatalog(cloud::Catalog catalog) {
+  catalog_ = std::move(catalog);
+  provider_->SetInstanceTypes(catalog_.instance_types);
 }
 
 }  // namespace nodesmith::op

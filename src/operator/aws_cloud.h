@@ -23,6 +23,7 @@
 #include "cloud/aws/aws_session.h"
 #include "cloud/aws/iam_client.h"
 #include "cloud/aws/instance_profile.h"
+#include "cloud/aws/live_catalog.h"
 #include "cloud/aws/nodeclaim_tagging_controller.h"
 #include "cloud/aws/nodeclass_hash.h"
 #include "cloud/aws/nodeclass_status_controller.h"
@@ -62,6 +63,13 @@ class AwsCloud {
 
   aws::AwsCloudProvider& provider() { return *provider_; }
   const cloud::Catalog& catalog() const { return catalog_; }
+  // The account's live catalog (CATALOG=aws-live) is loaded again every 12 hours, as Karpenter's
+  // instance types and prices are; the built-in table and catalog files are fixed.
+  bool refreshes_catalog() const { return catalog_.source == aws::kLiveCatalogName; }
+  // Loads the catalog as Create did. Uses only the session, so any thread may call it.
+  core::Result<cloud::Catalog> LoadCatalog(std::vector<std::string>* warnings);
+  // Puts `catalog` in use: the provider's launches and instance types. On the runtime's thread.
+  void ApplyCatalog(cloud::Catalog catalog);
   const aws::ClusterIdentity& identity() const { return identity_; }
   // The provider's own controllers, beside the core ones. In shadow mode (DRY_RUN) not the
   // tagging controller: it writes to EC2.
@@ -79,6 +87,9 @@ class AwsCloud {
   AwsCloud() = default;
 
   std::unique_ptr<aws::AwsSession> session_;
+  std::string catalog_flag_;  // CATALOG / --catalog
+  bool isolated_vpc_ = false;
+  const core::Clock* wall_ = nullptr;
   cloud::Catalog catalog_;
   aws::ClusterIdentity identity_;
   std::unique_ptr<aws::AwsCloudProvider> provider_;

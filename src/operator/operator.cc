@@ -16,6 +16,7 @@
 #include "kube/resources.h"
 #include "kube/rest_client.h"
 #include "operator/aws_cloud.h"
+#include "operator/catalog_refresher.h"
 #include "operator/http_server.h"
 #include "metrics/exposition.h"
 #include "operator/operator_metrics.h"
@@ -307,6 +308,27 @@ int Operator::Run() {
 
   runtime.Start();
 
+  // The account's live instance types and prices, loaded again every 12 h in the background and
+  // swapped in on the runtime's thread, where the provider and the metrics read them.
+  std::unique_ptr<CatalogRefresher> catalog_refresher;
+  if (aws_cloud && aws_cloud->refreshes_catalog()) {
+    CatalogRefresherOptions refresh;
+    refresh.load = [&aws_cloud](std::vector<std::string>* warnings) {
+      return aws_cloud->LoadCatalog(warnings);
+    };
+    refresh.apply = [&runtime, &aws_cloud, &catalog](cloud::Catalog loaded) {
+      runtime.Post([&aws_cloud, &catalog, loaded] {
+        catalog = loaded;
+        aws_cloud->ApplyCatalog(loaded);
+      });
+    };
+    refresh.log = [this](bool warning, const std::string& message) {
+      Log(warning ? LogSeverity::kWarn : LogSeverity::kInfo, message);
+    };
+    catalog_refresher = std::make_unique<CatalogRefresher>(std::move(refresh));
+    catalog_refresher->Start();
+  }
+
   // The caches: wait in the background, saying why they are not synced yet.
   std::thread sync([this, &cluster, &metrics] {
     for (int wait = 0;; ++wait) {
@@ -422,6 +444,7 @@ int Operator::Run() {
   }
 
   Log(LogSeverity::kInfo, failed ? "leader election lost, stopping" : "shutting down");
+  if (catalog_refresher) catalog_refresher->Stop();  // before the runtime its swaps are posted to
   runtime.Stop();  // the reconcile in flight finishes; no other starts
   collectors_.clear();
   m.SetLeader(false);

@@ -79,6 +79,10 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   // The interruption controller's report (a spot interruption): no launches there until the TTL.
   void MarkOfferingUnavailable(const cloud::UnavailableOffering& offering) override;
 
+  // The catalog refreshed (the live types and prices, every 12 h): launches and GetInstanceTypes
+  // use `types` from now on.
+  void SetInstanceTypes(cloud::InstanceTypes types) { options_.instance_types = std::move(types); }
+
   // Deletes the launch templates made for the class (by its and this cluster's tags), as its
   // deletion does, and forgets them and its resolution.
   core::Status DeleteLaunchTemplates(const std::string& node_class);

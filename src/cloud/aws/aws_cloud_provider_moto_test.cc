@@ -90,6 +90,29 @@ TEST_F(AwsCloudProviderMotoTest, OfferingsOutsideTheClassesZonesAreUnavailable) 
   }
 }
 
+TEST_F(AwsCloudProviderMotoTest, LaunchesUseTheRefreshedInstanceTypes) {
+  // The account stops offering c5 (the 12-hourly refresh of the live catalog finds no c5 type):
+  // the same claim that launched a c5.2xlarge launches the cheapest m5 that fits.
+  api::NodePool pool;
+  pool.metadata.name = "default";
+  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  auto before = provider_->GetInstanceTypes(pool);
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  cloud::InstanceTypes refreshed;
+  for (const auto& t : *before) {
+    if (t->name.rfind("c5.", 0) != 0) refreshed.push_back(t);
+  }
+  ASSERT_LT(refreshed.size(), before->size());
+  provider_->SetInstanceTypes(refreshed);
+
+  auto after = provider_->GetInstanceTypes(pool);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), refreshed.size());
+  auto launched = provider_->Create(Claim("default-r"));
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  EXPECT_EQ(launched->metadata.labels.at("node.kubernetes.io/instance-type"), "m5.2xlarge");
+}
+
 TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
   auto launched = provider_->Create(Claim("default-e"));
   ASSERT_TRUE(launched.ok()) << launched.status().message();
