@@ -112,9 +112,18 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   out->session_ = std::move(*session);
 
   out->catalog_flag_ = options.catalog;
+  out->live_catalog_ = options.catalog.empty() || options.catalog == aws::kLiveCatalogName;
   out->isolated_vpc_ = options.isolated_vpc;
   out->wall_ = &wall;
   auto catalog = out->LoadCatalog(warnings);
+  if (!catalog.ok() && out->live_catalog_) {
+    // Without the account's types nothing could launch: the built-in table stands in, and the
+    // refresh tries the account again in minutes.
+    warnings->push_back("reading the account's instance types failed (" +
+                        catalog.status().message() + "); using the built-in table for " +
+                        out->session_->region() + " until a refresh succeeds");
+    catalog = cloud::LoadCatalog(cloud::CatalogSource::FromFlag("aws"), out->session_->region());
+  }
   if (!catalog.ok()) return catalog.status().WithPrefix("instance types");
   out->catalog_ = std::move(*catalog);
 
@@ -169,15 +178,13 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
 }
 
 core::Result<cloud::Catalog> AwsCloud::LoadCatalog(std::vector<std::string>* warnings) {
-  if (catalog_flag_ == aws::kLiveCatalogName) {
+  if (live_catalog_) {
     // What the account offers, as Karpenter-AWS reads it.
     aws::LiveCatalogOptions live;
     live.isolated_vpc = isolated_vpc_;
     return aws::LoadLiveCatalog(*session_, *wall_, live, warnings);
   }
-  return cloud::LoadCatalog(
-      cloud::CatalogSource::FromFlag(catalog_flag_.empty() ? std::string("aws") : catalog_flag_),
-      session_->region());
+  return cloud::LoadCatalog(cloud::CatalogSource::FromFlag(catalog_flag_), session_->region());
 }
 
 void AwsCloud::ApplyCatalog(cloud::Catalog catalog) {

@@ -63,9 +63,12 @@ class AwsCloud {
 
   aws::AwsCloudProvider& provider() { return *provider_; }
   const cloud::Catalog& catalog() const { return catalog_; }
-  // The account's live catalog (CATALOG=aws-live) is loaded again every 12 hours, as Karpenter's
-  // instance types and prices are; the built-in table and catalog files are fixed.
-  bool refreshes_catalog() const { return catalog_.source == aws::kLiveCatalogName; }
+  // The account's live catalog (the default, or CATALOG=aws-live) is loaded again every 12 hours,
+  // as Karpenter's instance types and prices are; the built-in table and catalog files are fixed.
+  bool refreshes_catalog() const { return live_catalog_; }
+  // True when the live catalog could not be read at start and the built-in table stands in for
+  // it until a refresh succeeds.
+  bool catalog_is_fallback() const { return live_catalog_ && catalog_.source != aws::kLiveCatalogName; }
   // Loads the catalog as Create did. Uses only the session, so any thread may call it.
   core::Result<cloud::Catalog> LoadCatalog(std::vector<std::string>* warnings);
   // Puts `catalog` in use: the provider's launches and instance types. On the runtime's thread.
@@ -88,6 +91,7 @@ class AwsCloud {
 
   std::unique_ptr<aws::AwsSession> session_;
   std::string catalog_flag_;  // CATALOG / --catalog
+  bool live_catalog_ = false;  // the flag names the live catalog, or is empty
   bool isolated_vpc_ = false;
   const core::Clock* wall_ = nullptr;
   cloud::Catalog catalog_;

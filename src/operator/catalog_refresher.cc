@@ -8,10 +8,10 @@ CatalogRefresher::CatalogRefresher(CatalogRefresherOptions options) : options_(s
 
 CatalogRefresher::~CatalogRefresher() { Stop(); }
 
-void CatalogRefresher::Start() {
+void CatalogRefresher::Start(core::Duration first_in) {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable() || stop_) return;
-  thread_ = std::thread(&CatalogRefresher::Loop, this);
+  thread_ = std::thread(&CatalogRefresher::Loop, this, first_in);
 }
 
 void CatalogRefresher::Stop() {
@@ -33,8 +33,8 @@ uint64_t CatalogRefresher::applied() const {
   return applied_;
 }
 
-void CatalogRefresher::Loop() {
-  core::Duration wait = options_.interval;
+void CatalogRefresher::Loop(core::Duration first_in) {
+  core::Duration wait = first_in;
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);

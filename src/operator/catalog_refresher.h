@@ -46,8 +46,9 @@ class CatalogRefresher {
   CatalogRefresher(const CatalogRefresher&) = delete;
   CatalogRefresher& operator=(const CatalogRefresher&) = delete;
 
-  // The first load comes `interval` from now: the catalog in use was loaded at start.
-  void Start();
+  // The first load comes `first_in` from now: `interval` when the catalog in use was loaded at
+  // start, sooner when a stand-in is in use.
+  void Start(core::Duration first_in);
   void Stop();
 
   // Loads attempted and catalogs applied so far.
@@ -55,7 +56,7 @@ class CatalogRefresher {
   uint64_t applied() const;
 
  private:
-  void Loop();
+  void Loop(core::Duration first_in);
 
   CatalogRefresherOptions options_;
   mutable std::mutex mu_;

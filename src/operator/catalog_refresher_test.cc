@@ -59,7 +59,7 @@ TEST(CatalogRefresher, HandsOutEachCatalogLoadedEveryInterval) {
   Observed seen;
   CatalogRefresher refresher(
       Options(seen, [](int call) { return Named("load-" + std::to_string(call)); }));
-  refresher.Start();
+  refresher.Start(std::chrono::milliseconds(1));
   ASSERT_TRUE(seen.WaitForApplied(3));
   refresher.Stop();
   std::lock_guard<std::mutex> lock(seen.mu);
@@ -82,7 +82,7 @@ TEST(CatalogRefresher, AFailedLoadKeepsTheCatalogInUseAndIsRetried) {
     if (call < 2) return core::Status::Unavailable("RequestLimitExceeded: Request limit exceeded.");
     return Named("after-the-throttle");
   }));
-  refresher.Start();
+  refresher.Start(std::chrono::milliseconds(1));
   ASSERT_TRUE(seen.WaitForApplied(1));
   refresher.Stop();
   std::lock_guard<std::mutex> lock(seen.mu);
@@ -104,7 +104,7 @@ TEST(CatalogRefresher, StopsWithoutWaitingOutTheInterval) {
   CatalogRefresherOptions options = Options(seen, [](int) { return Named("never"); });
   options.interval = std::chrono::hours(12);
   CatalogRefresher refresher(std::move(options));
-  refresher.Start();
+  refresher.Start(std::chrono::hours(12));
   refresher.Stop();  // returns at once: were it to wait out the 12 h, ctest's timeout would say so
   // The catalog in use was loaded at start: the first refresh is an interval away.
   EXPECT_EQ(refresher.attempts(), 0u);

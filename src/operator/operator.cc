@@ -325,8 +325,10 @@ int Operator::Run() {
     refresh.log = [this](bool warning, const std::string& message) {
       Log(warning ? LogSeverity::kWarn : LogSeverity::kInfo, message);
     };
+    const core::Duration first_in =
+        aws_cloud->catalog_is_fallback() ? refresh.retry_interval : refresh.interval;
     catalog_refresher = std::make_unique<CatalogRefresher>(std::move(refresh));
-    catalog_refresher->Start();
+    catalog_refresher->Start(first_in);
   }
 
   // The caches: wait in the background, saying why they are not synced yet.

@@ -126,7 +126,8 @@ const std::vector<Spec>& Specs() {
       S("CLOUD_PROVIDER", "cloud-provider", &Options::cloud_provider,
         "aws, or kwok to create Node objects for a laptop cluster run with kwok"),
       S("CATALOG", "catalog", &Options::catalog,
-        "The kwok provider's instance types: an InstanceTypeCatalog file (default: built in)"),
+        "The instance types: aws-live (aws's default: the account's own, read again every 12 h), "
+        "aws (the built-in table), kwok (kwok's default) or an InstanceTypeCatalog file"),
   };
   return specs;
 }

@@ -67,7 +67,7 @@ struct Options {
   // --- nodesmith ---
   std::string cloud_provider = "aws";  // CLOUD_PROVIDER (--cloud-provider): aws|kwok
   bool dry_run = false;                // DRY_RUN (--dry-run): shadow mode
-  std::string catalog;                 // CATALOG: the kwok provider's instance types; "": built in
+  std::string catalog;                 // CATALOG: "": the provider's default (aws-live, kwok)
   std::string kubeconfig;              // --kubeconfig (KUBECONFIG is the client's own)
   std::string context;                 // --context
 };
