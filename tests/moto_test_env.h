@@ -107,20 +107,34 @@ inline TestNetwork MakeTestNetwork(aws::AwsSession& session, const std::string& 
   return n;
 }
 
-// Puts an SSM parameter moto refuses through PutParameter (/aws/service/..., the AMI aliases)
-// through moto_server.py's control endpoint.
-inline void PutMotoParameter(const std::string& name, const std::string& value,
-                             const std::string& region = "us-west-2") {
+// POSTs `body` to a route of moto_server.py's control endpoint.
+inline void PostMotoControl(const std::string& route, const nlohmann::json& body) {
   std::map<std::string, std::string> vars = MotoEnvironment();
   aws::CurlHttpClient http;
   aws::HttpRequest r;
   r.method = "POST";
-  r.url = vars["NODESMITH_MOTO_CONTROL"] + "/ssm-parameter";
+  r.url = vars["NODESMITH_MOTO_CONTROL"] + route;
   r.headers = {{"Content-Type", "application/json"}};
-  r.body = nlohmann::json({{"name", name}, {"value", value}, {"region", region}}).dump();
+  r.body = body.dump();
   auto answer = http.Send(r);
   ASSERT_TRUE(answer.ok() && answer->status == 200)
       << "moto control " << r.url << ": " << (answer.ok() ? answer->body : answer.status().message());
+}
+
+// Puts an SSM parameter moto refuses through PutParameter (/aws/service/..., the AMI aliases)
+// through moto_server.py's control endpoint.
+inline void PutMotoParameter(const std::string& name, const std::string& value,
+                             const std::string& region = "us-west-2") {
+  PostMotoControl("/ssm-parameter", {{"name", name}, {"value", value}, {"region", region}});
+}
+
+// Makes moto refuse `action` with AWS error `code` (moto_server.py's /fault): only its dry runs
+// when `dry_run` is true, only its real calls when false; until the next reset.
+inline void InjectMotoFault(const std::string& action, const std::string& code,
+                            const std::string& message, std::optional<bool> dry_run = std::nullopt) {
+  nlohmann::json body = {{"action", action}, {"code", code}, {"message", message}};
+  if (dry_run) body["dryRun"] = *dry_run;
+  PostMotoControl("/fault", body);
 }
 
 // Empties moto (POST /moto-api/reset), so each test starts from moto's defaults.

@@ -8,6 +8,11 @@ serves, on loopback, what the AWS provider's tests need and moto lacks (shared/d
     POST /ssm-parameter  {"region": R, "name": N, "value": V}
         puts a parameter moto refuses through PutParameter: /aws/service/... (the EKS,
         Bottlerocket and Windows AMI aliases). Gone after /moto-api/reset, like any state.
+    POST /fault  {"action": A, "code": C, "message": M, "dryRun": true|false, "times": N}
+        makes the next N calls of action A (every call without "times"; only those with DryRun
+        set, or only those without, when "dryRun" is given) fail with AWS error C and message M,
+        as EC2 answers when it refuses a call: UnauthorizedOperation for a role that may not,
+        InsufficientInstanceCapacity, RequestLimitExceeded. Cleared by /moto-api/reset.
 
 It also corrects one shortfall of moto's EC2 Fleet: an instant fleet's instances take the
 security groups of their launch template (LaunchTemplateData SecurityGroupIds, or the first
@@ -18,6 +23,7 @@ Runs until killed. moto's own state and reset stay moto's; this process only add
 """
 import json
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from moto.core import DEFAULT_ACCOUNT_ID
@@ -46,7 +52,71 @@ def put_ssm_parameter(body):
     )
 
 
-ROUTES = {"/ssm-parameter": put_ssm_parameter}
+FAULTS = []  # what /fault asked for, in order; the first that matches a call answers it
+FAULTS_LOCK = threading.Lock()
+
+
+def put_fault(body):
+    for key in ("action", "code", "message"):
+        if not isinstance(body.get(key), str) or not body[key]:
+            raise ValueError("a fault needs a non-empty string '%s'" % key)
+    with FAULTS_LOCK:
+        FAULTS.append(dict(body))
+
+
+def take_fault(action, dry_run):
+    """The fault that answers this call, if any; counts it against its "times"."""
+    with FAULTS_LOCK:
+        for fault in FAULTS:
+            if fault["action"] != action:
+                continue
+            if "dryRun" in fault and bool(fault["dryRun"]) != dry_run:
+                continue
+            if "times" in fault:
+                if fault["times"] <= 0:
+                    continue
+                fault["times"] -= 1
+            return fault
+    return None
+
+
+def inject_faults():
+    """Answers the calls /fault names with its error, through moto's own error serialisation."""
+    from moto.core.exceptions import ServiceException
+    from moto.core.responses import BaseResponse
+    from moto.core.utils import camelcase_to_underscores
+    from moto.moto_api._internal.models import MotoAPIBackend
+
+    original = BaseResponse.call_action
+
+    def call_action(self):
+        action = self._get_action()
+        if action:
+            dry_run = str(self._get_param("DryRun", False)).lower() == "true"
+            fault = take_fault(action, dry_run)
+            if fault is not None:
+                # moto serialises an error by the service its class's module names.
+                error = type("InjectedFault", (ServiceException,), {"__module__": type(self).__module__})
+
+                def refuse(*args, **kwargs):
+                    raise error(fault["code"], fault["message"])
+                # This response object serves this one call: its method for the action refuses.
+                setattr(self, camelcase_to_underscores(action), refuse)
+        return original(self)
+
+    BaseResponse.call_action = call_action
+
+    original_reset = MotoAPIBackend.reset
+
+    def reset(self):
+        with FAULTS_LOCK:
+            FAULTS.clear()
+        return original_reset(self)
+
+    MotoAPIBackend.reset = reset
+
+
+ROUTES = {"/ssm-parameter": put_ssm_parameter, "/fault": put_fault}
 
 
 class Control(BaseHTTPRequestHandler):
@@ -93,6 +163,7 @@ def give_fleets_their_templates_security_groups():
 
 def main():
     give_fleets_their_templates_security_groups()
+    inject_faults()
     port, control_port = int(sys.argv[1]), int(sys.argv[2])
     ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=True).start()
     ThreadingHTTPServer(("127.0.0.1", control_port), Control).serve_forever()

@@ -145,6 +145,7 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   status_options.refresh_interval =
       std::min(options.ami_refresh_interval, options.subnet_refresh_interval);
   status_options.dry_run = options.dry_run;
+  status_options.disable_dry_run = options.disable_dry_run;
   if (!options.dry_run) {
     out->iam_ = std::make_unique<aws::IamClient>(&out->session_->iam());
     aws::InstanceProfileOptions profile_options;

@@ -116,15 +116,21 @@ class Kubelets:
         return "arm64" if "arm64" in info["ProcessorInfo"]["SupportedArchitectures"] else "amd64"
 
     def decoded_user_data(self, instance):
-        """The user data of the launch template the instance was launched from (the one, of
-        nodesmith's, whose image it runs)."""
+        """The user data of the launch template the instance was launched from: the one, of
+        nodesmith's, whose image it runs and whose NodePool tag is the instance's (moto does not
+        record the template an instance came from; the EC2NodeClass validation's own template
+        has the same image and no NodePool)."""
+        pool = tags_of(instance).get("karpenter.sh/nodepool")
         for lt in self.ec2.describe_launch_templates()["LaunchTemplates"]:
+            if tags_of(lt).get("karpenter.sh/nodepool") != pool:
+                continue
             versions = self.ec2.describe_launch_template_versions(
                 LaunchTemplateId=lt["LaunchTemplateId"], Versions=["$Latest"])["LaunchTemplateVersions"]
             data = versions[0]["LaunchTemplateData"] if versions else {}
             if data.get("ImageId") == instance["ImageId"] and data.get("UserData"):
                 return base64.b64decode(data["UserData"]).decode()
-        raise AssertionError("no launch template with the image of instance %s" % instance["InstanceId"])
+        raise AssertionError("no launch template of NodePool %s with the image of instance %s"
+                             % (pool, instance["InstanceId"]))
 
     def register(self):
         for i in self.instances():

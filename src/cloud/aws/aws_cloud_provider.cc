@@ -122,6 +122,142 @@ core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplate(const LaunchTem
   return name;
 }
 
+core::Result<std::map<std::string, std::string>> AwsCloudProvider::EnsureLaunchTemplates(
+    const api::EC2NodeClass& node_class, const ResolvedNodeClass& rc,
+    const api::NodeClaim& node_claim, const std::string& instance_profile) {
+  const std::string& class_name = node_class.metadata.name;
+  const cloud::AmiFamily family = cloud::AmiFamilyOf(node_class);
+  auto block_devices = BlockDevicesOf(node_class, family);
+  if (!block_devices.ok()) return block_devices.status();
+
+  const Tags tags = TagsFor(node_class, node_claim);
+
+  BootstrapOptions bootstrap;
+  bootstrap.cluster_name = options_.cluster.name;
+  bootstrap.cluster_endpoint = options_.cluster.endpoint;
+  bootstrap.ca_bundle_base64 = options_.cluster.ca_bundle_base64;
+  bootstrap.cluster_dns_ip = options_.cluster.dns_ip;
+  bootstrap.cluster_cidr = options_.cluster.service_cidr;
+  bootstrap.labels = node_claim.metadata.labels;
+  for (const auto& r : node_claim.spec.requirements)
+    if (r.op == "In" && r.values.size() == 1) bootstrap.labels[r.key] = r.values[0];
+  bootstrap.taints = node_claim.spec.taints;
+  bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
+                          node_claim.spec.startup_taints.end());
+  bootstrap.taints.push_back({s::kTaintUnregistered, "", "NoExecute"});
+  bootstrap.kubelet = node_class.kubelet;
+  bootstrap.custom_user_data = node_class.user_data;
+  bootstrap.instance_store_policy = node_class.instance_store_policy;
+  auto user_data = BuildUserData(family, bootstrap);
+  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + class_name);
+
+  // One template per architecture the class has an image for (the standard variant first).
+  std::map<std::string, std::string> templates;
+  for (const ResolvedImage& image : rc.images) {
+    std::string arch = KubernetesArchOf(image.architecture);
+    if (arch.empty() || templates.count(arch) != 0) continue;
+    if (!image.variant.empty() && image.variant != "standard") continue;
+    LaunchTemplateData data;
+    data.image_id = image.id;
+    data.user_data = core::Base64Encode(*user_data);
+    data.instance_profile_name = instance_profile;
+    for (const SecurityGroup& g : rc.security_groups) data.security_group_ids.push_back(g.id);
+    data.block_devices = *block_devices;
+    data.metadata.http_endpoint = node_class.metadata_options.http_endpoint;
+    data.metadata.http_protocol_ipv6 = node_class.metadata_options.http_protocol_ipv6;
+    data.metadata.http_put_response_hop_limit = node_class.metadata_options.http_put_response_hop_limit;
+    data.metadata.http_tokens = node_class.metadata_options.http_tokens;
+    data.detailed_monitoring = node_class.detailed_monitoring.value_or(false);
+    data.tags = tags;
+    auto name = EnsureLaunchTemplate(data);
+    if (!name.ok()) return name.status();
+    templates[arch] = *name;
+  }
+  return templates;
+}
+
+Tags AwsCloudProvider::TagsFor(const api::EC2NodeClass& node_class,
+                               const api::NodeClaim& node_claim) const {
+  auto pool = node_claim.metadata.labels.find(s::kLabelNodePool);
+  return LaunchTags(options_.cluster.name, pool == node_claim.metadata.labels.end() ? "" : pool->second,
+                    node_class.metadata.name, node_class.tags);
+}
+
+core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeClass& node_class) {
+  const std::string& class_name = node_class.metadata.name;
+  auto resolved = Resolve(node_class);
+  if (!resolved.ok()) return resolved.status().WithPrefix("resolving EC2NodeClass " + class_name);
+  const ResolvedNodeClass& rc = **resolved;
+  const std::string& instance_profile =
+      node_class.role.empty() ? node_class.instance_profile : node_class.status_instance_profile;
+  // A NodeClaim of no NodePool: the template and the calls carry the class's and the cluster's
+  // tags, as every launch's do.
+  api::NodeClaim probe;
+  probe.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", class_name};
+  const Tags tags = TagsFor(node_class, probe);
+  // AWS's answers to the three calls, in Karpenter's order, as a condition reason and message.
+  auto denied = [](const char* reason, const char* call, const core::Status& st)
+      -> core::Result<NodeClassValidation> {
+    if (ErrorCodeOf(st) != "UnauthorizedOperation") {
+      return st.WithPrefix(std::string("validating ec2:") + call + " authorization");
+    }
+    return NodeClassValidation{reason,
+                               std::string("Controller isn't authorized to call ec2:") + call +
+                                   ": " + st.message(),
+                               call};
+  };
+
+  auto templates = EnsureLaunchTemplates(node_class, rc, probe, instance_profile);
+  if (!templates.ok()) return denied("CreateLaunchTemplateAuthCheckFailed", "CreateLaunchTemplate", templates.status());
+  if (templates->empty() || rc.subnets.empty()) {
+    return core::Status(core::StatusCode::kFailedPrecondition,
+                        "EC2NodeClass " + class_name + " has no standard image or no subnet to validate with");
+  }
+  // The cheapest type of the first template's architecture: a type the class could launch.
+  const auto& [arch, template_name] = *templates->begin();
+  const cloud::InstanceType* type = nullptr;
+  double cheapest = 0;
+  for (const cloud::InstanceTypePtr& t : options_.instance_types) {
+    const s::Requirement* a = t->requirements.Find(s::kLabelArchStable);
+    if (a == nullptr || a->Any() != arch) continue;
+    for (const cloud::Offering& o : t->offerings) {
+      if (o.capacity_type != "on-demand") continue;
+      if (type == nullptr || o.price < cheapest) {
+        type = t.get();
+        cheapest = o.price;
+      }
+    }
+  }
+  if (type == nullptr) {
+    return core::Status(core::StatusCode::kFailedPrecondition,
+                        "EC2NodeClass " + class_name + ": no on-demand instance type for " + arch);
+  }
+
+  CreateFleetRequest fleet;
+  fleet.capacity_type = "on-demand";
+  fleet.tags = tags;
+  FleetLaunchTemplateConfig config;
+  config.launch_template_name = template_name;
+  for (const Subnet& subnet : SubnetPerZone(rc.subnets)) {
+    FleetOverride o;
+    o.instance_type = type->name;
+    o.subnet_id = subnet.id;
+    config.overrides.push_back(o);
+  }
+  fleet.configs.push_back(std::move(config));
+  core::Status st = session_.ec2().DryRunCreateFleet(std::move(fleet));
+  if (!st.ok()) return denied("CreateFleetAuthCheckFailed", "CreateFleet", st);
+
+  // Authorization does not depend on the subnet; one that answers is enough.
+  core::Status first;
+  for (const Subnet& subnet : rc.subnets) {
+    st = session_.ec2().DryRunRunInstances({template_name, type->name, subnet.id, tags});
+    if (st.ok()) return NodeClassValidation{};
+    if (first.ok()) first = st;
+  }
+  return denied("RunInstancesAuthCheckFailed", "RunInstances", first);
+}
+
 core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
   const std::string& class_name = node_claim.spec.node_class_ref.name;
   auto node_class = options_.node_classes ? options_.node_classes(class_name)
@@ -150,62 +286,15 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
                         "EC2NodeClass/" + class_name + " is not ready: its instance profile for role " +
                             node_class->role + " is not created yet (status.instanceProfile)");
   }
-  const cloud::AmiFamily family = cloud::AmiFamilyOf(*node_class);
-  auto block_devices = BlockDevicesOf(*node_class, family);
-  if (!block_devices.ok()) return block_devices.status();
-
-  const std::string node_pool = node_claim.metadata.labels.count(s::kLabelNodePool) != 0
-                                    ? node_claim.metadata.labels.at(s::kLabelNodePool)
-                                    : "";
-  Tags tags = LaunchTags(options_.cluster.name, node_pool, class_name, node_class->tags);
-
-  BootstrapOptions bootstrap;
-  bootstrap.cluster_name = options_.cluster.name;
-  bootstrap.cluster_endpoint = options_.cluster.endpoint;
-  bootstrap.ca_bundle_base64 = options_.cluster.ca_bundle_base64;
-  bootstrap.cluster_dns_ip = options_.cluster.dns_ip;
-  bootstrap.cluster_cidr = options_.cluster.service_cidr;
-  bootstrap.labels = node_claim.metadata.labels;
-  for (const auto& r : node_claim.spec.requirements)
-    if (r.op == "In" && r.values.size() == 1) bootstrap.labels[r.key] = r.values[0];
-  bootstrap.taints = node_claim.spec.taints;
-  bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
-                          node_claim.spec.startup_taints.end());
-  bootstrap.taints.push_back({s::kTaintUnregistered, "", "NoExecute"});
-  bootstrap.kubelet = node_class->kubelet;
-  bootstrap.custom_user_data = node_class->user_data;
-  bootstrap.instance_store_policy = node_class->instance_store_policy;
-  auto user_data = BuildUserData(family, bootstrap);
-  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + class_name);
-
-  // One template per architecture the class has an image for (the standard variant first).
-  std::map<std::string, std::string> templates;
-  for (const ResolvedImage& image : rc.images) {
-    std::string arch = KubernetesArchOf(image.architecture);
-    if (arch.empty() || templates.count(arch) != 0) continue;
-    if (!image.variant.empty() && image.variant != "standard") continue;
-    LaunchTemplateData data;
-    data.image_id = image.id;
-    data.user_data = core::Base64Encode(*user_data);
-    data.instance_profile_name = instance_profile;
-    for (const SecurityGroup& g : rc.security_groups) data.security_group_ids.push_back(g.id);
-    data.block_devices = *block_devices;
-    data.metadata.http_endpoint = node_class->metadata_options.http_endpoint;
-    data.metadata.http_protocol_ipv6 = node_class->metadata_options.http_protocol_ipv6;
-    data.metadata.http_put_response_hop_limit = node_class->metadata_options.http_put_response_hop_limit;
-    data.metadata.http_tokens = node_class->metadata_options.http_tokens;
-    data.detailed_monitoring = node_class->detailed_monitoring.value_or(false);
-    data.tags = tags;
-    auto name = EnsureLaunchTemplate(data);
-    if (!name.ok()) return name.status();
-    templates[arch] = *name;
-  }
+  auto templates = EnsureLaunchTemplates(*node_class, rc, node_claim, instance_profile);
+  if (!templates.ok()) return templates.status();
+  Tags tags = TagsFor(*node_class, node_claim);
 
   FleetPlanInput in;
   in.instance_types = options_.instance_types;
   in.node_claim = &node_claim;
   in.zonal_subnets = SubnetPerZone(rc.subnets);
-  in.launch_templates = templates;
+  in.launch_templates = *templates;
   in.search.catalog_source = "aws";
   const core::Time now = clock_.Now();
   in.search.unavailable = [this, now](const cloud::OfferingRef& o) { return unavailable_.IsUnavailable(o, now); };

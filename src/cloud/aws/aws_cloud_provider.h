@@ -65,6 +65,18 @@ struct AwsCloudProviderOptions {
   core::Duration resolution_ttl = std::chrono::minutes(1);
 };
 
+// What the EC2NodeClass validation's dry runs found: an empty reason when the controller may
+// create the class's launch templates, its fleets and its instances; otherwise Karpenter's
+// ValidationSucceeded reason (CreateLaunchTemplateAuthCheckFailed, CreateFleetAuthCheckFailed,
+// RunInstancesAuthCheckFailed) and a message with AWS's own words.
+struct NodeClassValidation {
+  std::string reason;
+  std::string message;
+  std::string operation;  // the call refused: "CreateFleet"
+  bool succeeded() const { return reason.empty(); }
+  bool operator==(const NodeClassValidation&) const = default;
+};
+
 class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableOfferingsSink {
  public:
   AwsCloudProvider(AwsSession& session, const core::Clock& clock, AwsCloudProviderOptions options);
@@ -82,6 +94,12 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   // The catalog refreshed (the live types and prices, every 12 h): launches and GetInstanceTypes
   // use `types` from now on.
   void SetInstanceTypes(cloud::InstanceTypes types) { options_.instance_types = std::move(types); }
+
+  // Checks, as Karpenter's validation does, that the controller's role may launch from the
+  // class: its launch template is made (a real one, kept for launches of the same shape), then
+  // CreateFleet and RunInstances are called with DryRun. An error other than
+  // UnauthorizedOperation (throttling, 5xx, an unreachable endpoint) is the Result's error.
+  core::Result<NodeClassValidation> Validate(const api::EC2NodeClass& node_class);
 
   // Deletes the launch templates made for the class (by its and this cluster's tags), as its
   // deletion does, and forgets them and its resolution.
@@ -101,6 +119,13 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
     core::Time at;
   };
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
+  // The templates `node_claim` launches from, one per architecture the class has a standard
+  // image for, made when missing; by Kubernetes architecture.
+  core::Result<std::map<std::string, std::string>> EnsureLaunchTemplates(
+      const api::EC2NodeClass& node_class, const ResolvedNodeClass& rc,
+      const api::NodeClaim& node_claim, const std::string& instance_profile);
+  // The tags of everything launched for `node_claim` from `node_class`.
+  Tags TagsFor(const api::EC2NodeClass& node_class, const api::NodeClaim& node_claim) const;
   api::NodeClaim FromInstance(const Instance& instance) const;
   // This cluster's instances (nodesmith's tags), in any state but terminated.
   core::Result<std::vector<Instance>> DescribeOwnInstances() const;

@@ -351,4 +351,42 @@ core::Result<CreateFleetResult> Ec2Client::CreateFleet(const CreateFleetRequest&
   return out;
 }
 
+namespace {
+
+// A dry run's answer: DryRunOperation means "would have been allowed".
+core::Status DryRunOutcome(const core::Status& answer, const char* operation) {
+  if (ErrorCodeOf(answer) == "DryRunOperation") return core::Status::Ok();
+  if (answer.ok()) {
+    return core::Status::Internal(std::string("ec2 ") + operation +
+                                  " answered a dry run as if it had run the call");
+  }
+  return answer;
+}
+
+}  // namespace
+
+core::Status Ec2Client::DryRunCreateFleet(CreateFleetRequest request) {
+  request.dry_run = true;
+  auto answer = CreateFleet(request);
+  return DryRunOutcome(answer.ok() ? core::Status::Ok() : answer.status(), "CreateFleet");
+}
+
+core::Status Ec2Client::DryRunRunInstances(const RunInstancesDryRun& request) {
+  QueryParams params;
+  params.Add("DryRun", "true");
+  params.Add("MinCount", "1");
+  params.Add("MaxCount", "1");
+  params.Add("LaunchTemplate.LaunchTemplateName", request.launch_template_name);
+  params.Add("LaunchTemplate.Version", "$Latest");
+  params.Add("InstanceType", request.instance_type);
+  params.Add("SubnetId", request.subnet_id);
+  if (!request.tags.empty()) {
+    int n = 0;
+    for (const char* type : {"instance", "volume", "network-interface"})
+      AddTagSpecification(params, ++n, type, request.tags);
+  }
+  auto answer = query_->Call("RunInstances", params);
+  return DryRunOutcome(answer.ok() ? core::Status::Ok() : answer.status(), "RunInstances");
+}
+
 }  // namespace nodesmith::aws

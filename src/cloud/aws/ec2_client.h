@@ -124,6 +124,14 @@ struct CreateFleetRequest {
   bool dry_run = false;
 };
 
+// One instance from a launch template in a subnet: what RunInstances' dry run asks to be allowed.
+struct RunInstancesDryRun {
+  std::string launch_template_name;
+  std::string instance_type;
+  std::string subnet_id;
+  Tags tags;  // on the instance, its volumes and its network interface
+};
+
 struct FleetError {
   std::string code;
   std::string message;
@@ -197,6 +205,12 @@ class Ec2Client {
   core::Status DeleteLaunchTemplate(const std::string& name);
 
   core::Result<CreateFleetResult> CreateFleet(const CreateFleetRequest& request);
+
+  // Authorization checks, as Karpenter's EC2NodeClass validation makes them: the call with DryRun,
+  // which EC2 answers DryRunOperation when it would have been allowed. Ok then; otherwise the
+  // AWS error (UnauthorizedOperation when the controller's role may not make the call).
+  core::Status DryRunCreateFleet(CreateFleetRequest request);
+  core::Status DryRunRunInstances(const RunInstancesDryRun& request);
 
  private:
   // Calls `action` page by page; `on_page` gets each answer and returns false to stop.

@@ -54,13 +54,19 @@ bool ApplyResolution(const ResolvedNodeClass& resolved, api::EC2NodeClass& node_
 
 namespace {
 
-// Ready: every dependent condition present is True (InstanceProfileReady only once there is one).
-void SetReady(api::EC2NodeClass& node_class, core::Time now) {
+// What ValidationSucceeded waits on (InstanceProfileReady only once there is one).
+constexpr const char* kValidationDependencies[] = {"SubnetsReady", "SecurityGroupsReady", "AMIsReady",
+                                                   kConditionInstanceProfileReady};
+
+// Ready: every dependent condition present is True (InstanceProfileReady only once there is one,
+// ValidationSucceeded unless `validated` is false: shadow mode makes no dry runs).
+void SetReady(api::EC2NodeClass& node_class, core::Time now, bool validated) {
   std::string message;
   for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady",
-                           kConditionInstanceProfileReady}) {
+                           kConditionInstanceProfileReady, kConditionValidationSucceeded}) {
     const api::Condition* c = api::FindCondition(node_class.conditions, type);
     if (c == nullptr && std::string(type) == kConditionInstanceProfileReady) continue;
+    if (!validated && std::string(type) == kConditionValidationSucceeded) continue;
     if (c == nullptr || c->status != "True") message += (message.empty() ? "" : ", ") + std::string(type) + "=False";
   }
   api::SetCondition(node_class.conditions, "Ready", message.empty() ? "True" : "False",
@@ -109,6 +115,7 @@ core::Result<runtime::ReconcileResult> NodeClassStatusController::Finalize(
     return runtime::ReconcileResult::RequeueAfter(options_.waiting_interval);
   }
   waiting_event_at_.erase(name);
+  validated_.erase(name);
   if (options_.instance_profiles != nullptr) {
     NS_RETURN_IF_ERROR(options_.instance_profiles->DeleteProfiles(node_class)
                            .WithPrefix("EC2NodeClass " + name + ": deleting its instance profiles"));
@@ -144,7 +151,9 @@ core::Result<runtime::ReconcileResult> NodeClassStatusController::Reconcile(
   auto resolved = provider_.Resolve(*node_class);
   if (!resolved.ok()) return resolved.status().WithPrefix("EC2NodeClass " + request.name);
   ApplyResolution(**resolved, *node_class);
-  SetReady(*node_class, now);
+  core::Status validation;
+  if (!options_.dry_run) validation = SetValidation(*node_class, now);
+  SetReady(*node_class, now, !options_.dry_run);
   const bool changed = node_class->metadata.finalizers != stored.metadata.finalizers ||
                        node_class->conditions != stored.conditions ||
                        node_class->status_subnets != stored.status_subnets ||
@@ -158,7 +167,58 @@ core::Result<runtime::ReconcileResult> NodeClassStatusController::Reconcile(
     }
   }
   if (!profile.ok()) return profile;
+  if (!validation.ok()) return validation;
   return runtime::ReconcileResult::RequeueAfter(options_.refresh_interval);
+}
+
+core::Status NodeClassStatusController::SetValidation(api::EC2NodeClass& node_class, core::Time now) {
+  const std::string& name = node_class.metadata.name;
+  const int64_t generation = node_class.metadata.generation;
+  auto set = [&](const std::string& status, const std::string& reason, const std::string& message) {
+    api::SetCondition(node_class.conditions, kConditionValidationSucceeded, status, reason, now,
+                      message, generation);
+  };
+  bool unknown = false;
+  for (const char* type : kValidationDependencies) {
+    const api::Condition* c = api::FindCondition(node_class.conditions, type);
+    if (c == nullptr && std::string(type) == kConditionInstanceProfileReady) continue;
+    if (c != nullptr && c->status == "False") {
+      validated_.erase(name);
+      set("False", "DependenciesNotReady", "Awaiting AMI, Instance Profile, Security Group, and Subnet resolution");
+      return core::Status::Ok();
+    }
+    if (c == nullptr || c->status != "True") unknown = true;
+  }
+  if (unknown) {
+    set("Unknown", "DependenciesNotReady", "Awaiting AMI, Instance Profile, Security Group, and Subnet resolution");
+    return core::Status::Ok();
+  }
+  if (options_.disable_dry_run) {
+    set("True", kConditionValidationSucceeded, "");
+    return core::Status::Ok();
+  }
+  // The same class, resolved to the same things, is not asked again within the TTL.
+  std::string key = std::to_string(generation) + "|" + node_class.status_instance_profile;
+  for (const api::SubnetStatus& s : node_class.status_subnets) key += "|" + s.id;
+  for (const api::SecurityGroupStatus& g : node_class.status_security_groups) key += "|" + g.id;
+  for (const api::AMIStatus& a : node_class.status_amis) key += "|" + a.id;
+  auto cached = validated_.find(name);
+  if (cached == validated_.end() || cached->second.key != key ||
+      now - cached->second.at >= options_.validation_ttl) {
+    auto result = provider_.Validate(node_class);
+    if (!result.ok()) return result.status().WithPrefix("EC2NodeClass " + name);
+    cached = validated_.insert_or_assign(name, Validated{key, *result, now}).first;
+    if (!result->succeeded() && options_.recorder != nullptr) {
+      options_.recorder->Record(runtime::RecordedEvent{
+          runtime::LogLevel::kError, std::string("controller.") + kNodeClassStatusControllerName,
+          "unauthorized to call ec2:" + result->operation, "",
+          {{"ec2NodeClass", name}, {"reason", result->reason}, {"error", result->message}}});
+    }
+  }
+  const NodeClassValidation& v = cached->second.result;
+  if (v.succeeded()) set("True", kConditionValidationSucceeded, "");
+  else set("False", v.reason, v.message);
+  return core::Status::Ok();
 }
 
 }  // namespace nodesmith::aws

@@ -8,6 +8,10 @@
 //     name, the architecture requirement, deprecated) and SubnetsReady, SecurityGroupsReady,
 //     AMIsReady, taken from the provider (AwsCloudProvider::Resolve), so the status is the
 //     resolution launches use;
+//   - has ValidationSucceeded, once those are True: AwsCloudProvider::Validate's dry runs of
+//     CreateLaunchTemplate, CreateFleet and RunInstances, whose answer is kept `validation_ttl`
+//     for the same resolution and generation (True without the calls under DISABLE_DRY_RUN;
+//     False, DependenciesNotReady, while a dependency is False; Unknown while one is unknown);
 //   - says Ready when all of those conditions are True (NodePools read it as NodeClassReady).
 // It writes only when something changed; the three-way merge keeps every field it did not set.
 // Each class is looked at again after `refresh_interval` (AMI_REFRESH_INTERVAL /
@@ -43,8 +47,12 @@ struct NodeClassStatusOptions {
   core::Duration waiting_event_every = std::chrono::minutes(10);
   InstanceProfileReconciler* instance_profiles = nullptr;  // null: status.instanceProfile untouched
   runtime::EventRecorder* recorder = nullptr;
-  bool dry_run = false;
+  bool dry_run = false;          // shadow mode: no status, nothing made in AWS, no validation
+  bool disable_dry_run = false;  // DISABLE_DRY_RUN: ValidationSucceeded without the dry runs
+  core::Duration validation_ttl = std::chrono::minutes(10);
 };
+
+inline constexpr const char* kConditionValidationSucceeded = "ValidationSucceeded";
 
 // The status fields a resolution gives (its conditions but Ready, its subnets, security groups
 // and AMIs, written into `node_class`); true when any changed.
@@ -63,12 +71,22 @@ class NodeClassStatusController : public runtime::Controller {
 
  private:
   core::Result<runtime::ReconcileResult> Finalize(api::EC2NodeClass node_class);
+  // Sets ValidationSucceeded on `node_class` (its resolution already applied); an AWS error
+  // other than a refusal leaves the condition as it was and is returned.
+  core::Status SetValidation(api::EC2NodeClass& node_class, core::Time now);
+
+  struct Validated {
+    std::string key;  // what was validated: generation and resolution
+    NodeClassValidation result;
+    core::Time at;
+  };
 
   const core::Clock& clock_;
   cluster::ClusterApi& cluster_;
   AwsCloudProvider& provider_;
   NodeClassStatusOptions options_;
   std::map<std::string, core::Time> waiting_event_at_;  // class -> last WaitingOnNodeClaimTermination
+  std::map<std::string, Validated> validated_;          // class -> the last validation's answer
 };
 
 }  // namespace nodesmith::aws

@@ -76,9 +76,14 @@ TEST_F(NodeClassStatusControllerMotoTest, ListsTheMatchedSubnetsGroupsAndImageAn
   EXPECT_EQ(stored.status_amis[0].requirements[0].key, "kubernetes.io/arch");
   EXPECT_EQ(stored.status_amis[0].requirements[0].values, std::vector<std::string>{"amd64"});
   EXPECT_EQ(stored.metadata.finalizers, std::vector<std::string>{"karpenter.k8s.aws/termination"});
-  for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady", "Ready"}) {
+  for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady",
+                           "ValidationSucceeded", "Ready"}) {
     EXPECT_TRUE(api::IsConditionTrue(stored.conditions, type)) << type;
   }
+  // The validation's CreateFleet and RunInstances were dry runs: nothing was launched.
+  auto instances = session_->ec2().DescribeInstances({{"instance-state-name", {"pending", "running"}}});
+  ASSERT_TRUE(instances.ok()) << instances.status().message();
+  EXPECT_TRUE(instances->empty());
 
   // Nothing changed: nothing is written.
   const std::string version = stored.metadata.resource_version;
@@ -89,7 +94,8 @@ TEST_F(NodeClassStatusControllerMotoTest, ListsTheMatchedSubnetsGroupsAndImageAn
 TEST_F(NodeClassStatusControllerMotoTest, ASelectorThatMatchesNothingIsAFalseConditionNamingIt) {
   node_class_.security_group_selector_terms[0].tags = {{"karpenter.sh/discovery", "typo"}};
   ASSERT_TRUE(cluster_.Create(node_class_).ok());
-  ASSERT_TRUE(controller_->Reconcile({"", "default"}).ok());
+  auto reconciled = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(reconciled.ok()) << reconciled.status().message();
 
   const api::EC2NodeClass stored = Stored();
   const api::Condition* groups = api::FindCondition(stored.conditions, "SecurityGroupsReady");
@@ -101,6 +107,67 @@ TEST_F(NodeClassStatusControllerMotoTest, ASelectorThatMatchesNothingIsAFalseCon
   EXPECT_EQ(ready->status, "False");
   EXPECT_TRUE(stored.status_security_groups.empty());
   EXPECT_EQ(stored.status_subnets.size(), 2u) << "what did match is still listed";
+  // Nothing is validated against a class that cannot launch.
+  const api::Condition* validation = api::FindCondition(stored.conditions, "ValidationSucceeded");
+  ASSERT_NE(validation, nullptr);
+  EXPECT_EQ(validation->status, "False");
+  EXPECT_EQ(validation->reason, "DependenciesNotReady");
+}
+
+TEST_F(NodeClassStatusControllerMotoTest, ARoleThatMayNotCreateFleetsIsValidationSucceededFalseNamingTheCall) {
+  nodesmith::testing::InjectMotoFault("CreateFleet", "UnauthorizedOperation",
+                                      "You are not authorized to perform this operation.", true);
+  ASSERT_TRUE(cluster_.Create(node_class_).ok());
+  auto reconciled = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(reconciled.ok()) << reconciled.status().message();
+
+  const api::EC2NodeClass stored = Stored();
+  const api::Condition* validation = Condition(stored, "ValidationSucceeded");
+  ASSERT_NE(validation, nullptr);
+  EXPECT_EQ(validation->status, "False");
+  EXPECT_EQ(validation->reason, "CreateFleetAuthCheckFailed");
+  EXPECT_THAT(validation->message, HasSubstr("Controller isn't authorized to call ec2:CreateFleet: "
+                                             "UnauthorizedOperation: You are not authorized"));
+  const api::Condition* ready = Condition(stored, "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_EQ(ready->status, "False");
+  EXPECT_THAT(ready->message, HasSubstr("ValidationSucceeded=False"));
+  EXPECT_TRUE(api::IsConditionTrue(stored.conditions, "SubnetsReady"));
+  // And a log line a person can act on.
+  bool logged = false;
+  for (const auto& e : recorder_.events()) {
+    if (e.message == "unauthorized to call ec2:CreateFleet") logged = true;
+  }
+  EXPECT_TRUE(logged);
+}
+
+TEST_F(NodeClassStatusControllerMotoTest, ARoleThatMayNotRunInstancesIsValidationSucceededFalseNamingTheCall) {
+  nodesmith::testing::InjectMotoFault("RunInstances", "UnauthorizedOperation",
+                                      "You are not authorized to perform this operation.", true);
+  ASSERT_TRUE(cluster_.Create(node_class_).ok());
+  auto reconciled = controller_->Reconcile({"", "default"});
+  ASSERT_TRUE(reconciled.ok()) << reconciled.status().message();
+  const api::EC2NodeClass stored = Stored();
+  const api::Condition* validation = Condition(stored, "ValidationSucceeded");
+  ASSERT_NE(validation, nullptr);
+  EXPECT_EQ(validation->status, "False");
+  EXPECT_EQ(validation->reason, "RunInstancesAuthCheckFailed");
+  EXPECT_THAT(validation->message, HasSubstr("Controller isn't authorized to call ec2:RunInstances"));
+}
+
+TEST_F(NodeClassStatusControllerMotoTest, DisableDryRunValidatesWithoutTheCalls) {
+  // The calls would be refused; with DISABLE_DRY_RUN they are not made.
+  nodesmith::testing::InjectMotoFault("CreateFleet", "UnauthorizedOperation",
+                                      "You are not authorized to perform this operation.", true);
+  NodeClassStatusOptions options;
+  options.instance_profiles = profiles_.get();
+  options.disable_dry_run = true;
+  NodeClassStatusController controller(clock_, cluster_, *provider_, options);
+  ASSERT_TRUE(cluster_.Create(node_class_).ok());
+  ASSERT_TRUE(controller.Reconcile({"", "default"}).ok());
+  const api::EC2NodeClass stored = Stored();
+  EXPECT_TRUE(api::IsConditionTrue(stored.conditions, "ValidationSucceeded"));
+  EXPECT_TRUE(api::IsConditionTrue(stored.conditions, "Ready"));
 }
 
 TEST_F(NodeClassStatusControllerMotoTest, AClassThatIsGoneIsNoError) {
