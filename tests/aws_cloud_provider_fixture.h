@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -41,17 +42,25 @@ class AwsCloudProviderFixture : public ::testing::Test {
     node_class_.ami_selector_terms = {alias};
     node_class_.tags = {{"team", "platform"}};
 
+    provider_ = MakeProvider();
+  }
+
+  // A provider of the cluster "demo" over the built-in catalog, with the fixture's class;
+  // `options` may change its options first.
+  std::unique_ptr<aws::AwsCloudProvider> MakeProvider(
+      const std::function<void(aws::AwsCloudProviderOptions&)>& options = {}) {
     aws::AwsCloudProviderOptions o;
     o.cluster = {"demo", "https://demo.eks.example", "Y2E=", "10.100.0.10", "10.100.0.0/16", "1.34"};
     cloud::AwsCatalogOptions catalog;
     auto types = cloud::AwsInstanceTypes(catalog);
-    ASSERT_TRUE(types.ok());
-    o.instance_types = *types;
+    EXPECT_TRUE(types.ok());
+    if (types.ok()) o.instance_types = *types;
     o.node_classes = [this](const std::string& name) -> core::Result<api::EC2NodeClass> {
       if (name != node_class_.metadata.name) return core::Status::NotFound("EC2NodeClass " + name + " not found");
       return node_class_;
     };
-    provider_ = std::make_unique<aws::AwsCloudProvider>(*session_, clock_, std::move(o));
+    if (options) options(o);
+    return std::make_unique<aws::AwsCloudProvider>(*session_, clock_, std::move(o));
   }
 
   api::NodeClaim Claim(const std::string& name) {

@@ -159,6 +159,7 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
       clock, cluster, *out->provider_, status_options);
   out->hash_controller_ =
       std::make_unique<aws::NodeClassHashController>(cluster, out->identity_.ca_bundle_base64);
+  out->launch_template_gc_ = std::make_unique<aws::LaunchTemplateGcController>(*out->provider_);
   out->tagging_controller_ = std::make_unique<aws::NodeClaimTaggingController>(
       cluster, *out->session_, out->identity_.name);
 

@@ -23,6 +23,7 @@
 #include "cloud/aws/aws_session.h"
 #include "cloud/aws/iam_client.h"
 #include "cloud/aws/instance_profile.h"
+#include "cloud/aws/launch_template_gc_controller.h"
 #include "cloud/aws/live_catalog.h"
 #include "cloud/aws/nodeclaim_tagging_controller.h"
 #include "cloud/aws/nodeclass_hash.h"
@@ -75,14 +76,18 @@ class AwsCloud {
   void ApplyCatalog(cloud::Catalog catalog);
   const aws::ClusterIdentity& identity() const { return identity_; }
   // The provider's own controllers, beside the core ones. In shadow mode (DRY_RUN) not the
-  // tagging controller: it writes to EC2.
+  // tagging controller nor the launch-template collector: they write to EC2.
   std::vector<runtime::Controller*> controllers() {
     if (dry_run_) return {status_controller_.get(), hash_controller_.get()};
-    return {status_controller_.get(), hash_controller_.get(), tagging_controller_.get()};
+    return {status_controller_.get(), hash_controller_.get(), tagging_controller_.get(),
+            launch_template_gc_.get()};
   }
   // Where the EC2NodeClass controller reports (WaitingOnNodeClaimTermination); the operator's
   // recorder exists only after the cloud.
-  void set_recorder(runtime::EventRecorder* recorder) { status_controller_->set_recorder(recorder); }
+  void set_recorder(runtime::EventRecorder* recorder) {
+    status_controller_->set_recorder(recorder);
+    launch_template_gc_->set_recorder(recorder);
+  }
   // Null without INTERRUPTION_QUEUE.
   aws::SqsInterruptionQueue* interruption_queue() { return queue_.get(); }
 
@@ -102,6 +107,7 @@ class AwsCloud {
   std::unique_ptr<aws::NodeClassStatusController> status_controller_;
   std::unique_ptr<aws::NodeClassHashController> hash_controller_;
   std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;
+  std::unique_ptr<aws::LaunchTemplateGcController> launch_template_gc_;
   std::unique_ptr<aws::SqsClient> sqs_;
   std::unique_ptr<aws::SqsInterruptionQueue> queue_;
   bool dry_run_ = false;

@@ -106,10 +106,15 @@ core::Result<const ResolvedNodeClass*> AwsCloudProvider::Resolve(const api::EC2N
 
 core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplate(const LaunchTemplateData& data) {
   const std::string name = LaunchTemplateName(data);
-  if (launch_templates_.count(name) != 0) return name;
+  const core::Time now = clock_.Now();
+  auto known = launch_templates_.find(name);
+  if (known != launch_templates_.end()) {
+    known->second = now;
+    return name;
+  }
   auto found = session_.ec2().DescribeLaunchTemplates({}, {name});
   if (found.ok() && !found->empty()) {
-    launch_templates_.insert(name);
+    launch_templates_[name] = now;
     return name;
   }
   if (!found.ok() && found.status().code() != core::StatusCode::kNotFound) return found.status();
@@ -118,8 +123,34 @@ core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplate(const LaunchTem
   // contents.
   if (!created.ok() && ErrorCodeOf(created.status()) != "InvalidLaunchTemplateName.AlreadyExistsException")
     return created.status().WithPrefix("creating launch template " + name);
-  launch_templates_.insert(name);
+  launch_templates_[name] = now;
   return name;
+}
+
+core::Result<std::vector<std::string>> AwsCloudProvider::DeleteUnusedLaunchTemplates() {
+  const core::Time now = clock_.Now();
+  if (!launch_templates_listed_) {
+    // Templates an earlier life of the controller made count as used now: each goes one TTL
+    // from now unless a launch uses it again.
+    auto templates = session_.ec2().DescribeLaunchTemplates(
+        {{std::string("tag:") + kTagEksClusterName, {options_.cluster.name}}});
+    if (!templates.ok()) return templates.status().WithPrefix("listing this cluster's launch templates");
+    for (const LaunchTemplate& t : *templates) launch_templates_.emplace(t.name, now);
+    launch_templates_listed_ = true;
+  }
+  std::vector<std::string> deleted;
+  for (auto it = launch_templates_.begin(); it != launch_templates_.end();) {
+    if (now - it->second < options_.launch_template_ttl) {
+      ++it;
+      continue;
+    }
+    core::Status st = session_.ec2().DeleteLaunchTemplate(it->first);
+    if (!st.ok() && st.code() != core::StatusCode::kNotFound)
+      return st.WithPrefix("deleting unused launch template " + it->first);
+    deleted.push_back(it->first);
+    it = launch_templates_.erase(it);
+  }
+  return deleted;
 }
 
 core::Result<std::map<std::string, std::string>> AwsCloudProvider::EnsureLaunchTemplates(

@@ -63,6 +63,9 @@ struct AwsCloudProviderOptions {
   std::function<core::Result<api::EC2NodeClass>(const std::string& name)> node_classes;
   core::Duration unavailable_for = std::chrono::minutes(3);
   core::Duration resolution_ttl = std::chrono::minutes(1);
+  // A launch template no launch or validation used for this long is deleted (Karpenter's
+  // launch-template cache TTL, whose eviction deletes the template).
+  core::Duration launch_template_ttl = std::chrono::minutes(1);
 };
 
 // What the EC2NodeClass validation's dry runs found: an empty reason when the controller may
@@ -100,6 +103,11 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   // CreateFleet and RunInstances are called with DryRun. An error other than
   // UnauthorizedOperation (throttling, 5xx, an unreachable endpoint) is the Result's error.
   core::Result<NodeClassValidation> Validate(const api::EC2NodeClass& node_class);
+
+  // Deletes this cluster's launch templates that nothing used for `launch_template_ttl` (those
+  // of an earlier life of the controller, found by the cluster's tag on the first call, count as
+  // used then) and returns their names. Launches and validations made since keep theirs.
+  core::Result<std::vector<std::string>> DeleteUnusedLaunchTemplates();
 
   // Deletes the launch templates made for the class (by its and this cluster's tags), as its
   // deletion does, and forgets them and its resolution.
@@ -140,7 +148,8 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   std::unique_ptr<SsmClient> ssm_;
   std::unique_ptr<NodeClassResolver> resolver_;
   mutable std::map<std::string, Resolution> resolutions_;  // by EC2NodeClass name
-  std::set<std::string> launch_templates_;                  // names known to exist
+  std::map<std::string, core::Time> launch_templates_;  // names known to exist -> last used
+  bool launch_templates_listed_ = false;                 // the cluster's were read once
   mutable std::map<std::string, Instance> instances_;       // by id: CachedInstance's
   mutable std::optional<core::Time> instances_at_;
   cloud::sim::UnavailableOfferings unavailable_;

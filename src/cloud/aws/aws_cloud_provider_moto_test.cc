@@ -113,6 +113,40 @@ TEST_F(AwsCloudProviderMotoTest, LaunchesUseTheRefreshedInstanceTypes) {
   EXPECT_EQ(launched->metadata.labels.at("node.kubernetes.io/instance-type"), "m5.2xlarge");
 }
 
+TEST_F(AwsCloudProviderMotoTest, UnusedLaunchTemplatesOfTheClusterAreDeletedAndTheUsersOwnAreKept) {
+  // A template the user made for their own instances: not this cluster's, never touched.
+  LaunchTemplateData own;
+  own.image_id = image_;
+  ASSERT_TRUE(session_->ec2().CreateLaunchTemplate("team-own-template", own, {{"team", "platform"}}).ok());
+
+  ASSERT_TRUE(provider_->Create(Claim("default-g")).ok());
+  // Just used: kept for the TTL (a minute).
+  auto kept = provider_->DeleteUnusedLaunchTemplates();
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_TRUE(kept->empty());
+  auto templates = session_->ec2().DescribeLaunchTemplates({});
+  ASSERT_TRUE(templates.ok());
+  ASSERT_EQ(templates->size(), 2u);
+
+  // A later life of the controller, here with a TTL of nothing: the template of the earlier one
+  // is found by the cluster's tag and deleted once unused; the user's stays.
+  auto restarted = MakeProvider([](AwsCloudProviderOptions& o) { o.launch_template_ttl = core::Duration(0); });
+  auto deleted = restarted->DeleteUnusedLaunchTemplates();
+  ASSERT_TRUE(deleted.ok()) << deleted.status().message();
+  ASSERT_EQ(deleted->size(), 1u);
+  EXPECT_EQ(deleted->front().rfind("karpenter.k8s.aws/", 0), 0u) << deleted->front();
+  templates = session_->ec2().DescribeLaunchTemplates({});
+  ASSERT_TRUE(templates.ok());
+  ASSERT_EQ(templates->size(), 1u);
+  EXPECT_EQ((*templates)[0].name, "team-own-template");
+
+  // A launch afterwards makes its template again.
+  ASSERT_TRUE(restarted->Create(Claim("default-h")).ok());
+  templates = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
+  ASSERT_TRUE(templates.ok());
+  EXPECT_EQ(templates->size(), 1u);
+}
+
 TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
   auto launched = provider_->Create(Claim("default-e"));
   ASSERT_TRUE(launched.ok()) << launched.status().message();

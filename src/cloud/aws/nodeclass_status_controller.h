@@ -49,7 +49,7 @@ struct NodeClassStatusOptions {
   runtime::EventRecorder* recorder = nullptr;
   bool dry_run = false;          // shadow mode: no status, nothing made in AWS, no validation
   bool disable_dry_run = false;  // DISABLE_DRY_RUN: ValidationSucceeded without the dry runs
-  core::Duration validation_ttl = std::chrono::minutes(10);
+  core::Duration validation_ttl = std::chrono::minutes(30);  // Karpenter's ValidationTTL
 };
 
 inline constexpr const char* kConditionValidationSucceeded = "ValidationSucceeded";
