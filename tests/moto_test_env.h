@@ -137,6 +137,15 @@ inline void InjectMotoFault(const std::string& action, const std::string& code,
   PostMotoControl("/fault", body);
 }
 
+// Makes moto's instant fleets report `code` for every override of `instance_type` and launch
+// nothing, as EC2 reports a capacity shortage; until the next reset.
+inline void InjectMotoCapacityError(const std::string& instance_type,
+                                    const std::string& code = "InsufficientInstanceCapacity") {
+  PostMotoControl("/fault", {{"action", "CreateFleet"}, {"instanceType", instance_type}, {"code", code},
+                             {"message", "We currently do not have sufficient " + instance_type +
+                                             " capacity in the Availability Zone you requested."}});
+}
+
 // Empties moto (POST /moto-api/reset), so each test starts from moto's defaults.
 inline void ResetMoto() {
   std::map<std::string, std::string> vars = MotoEnvironment();

@@ -12,7 +12,11 @@ serves, on loopback, what the AWS provider's tests need and moto lacks (shared/d
         makes the next N calls of action A (every call without "times"; only those with DryRun
         set, or only those without, when "dryRun" is given) fail with AWS error C and message M,
         as EC2 answers when it refuses a call: UnauthorizedOperation for a role that may not,
-        InsufficientInstanceCapacity, RequestLimitExceeded. Cleared by /moto-api/reset.
+        RequestLimitExceeded. Cleared by /moto-api/reset.
+        With "action": "CreateFleet" and "instanceType": T, the fault is a capacity error as an
+        instant fleet reports it: the call succeeds, launches nothing, and lists error C for
+        each of the request's overrides of type T (with their zone and subnet); only calls whose
+        overrides name T count.
 
 It also corrects one shortfall of moto's EC2 Fleet: an instant fleet's instances take the
 security groups of their launch template (LaunchTemplateData SecurityGroupIds, or the first
@@ -24,6 +28,7 @@ Runs until killed. moto's own state and reset stay moto's; this process only add
 import json
 import sys
 import threading
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from moto.core import DEFAULT_ACCOUNT_ID
@@ -64,11 +69,13 @@ def put_fault(body):
         FAULTS.append(dict(body))
 
 
-def take_fault(action, dry_run):
+def take_fault(action, dry_run, instance_types=()):
     """The fault that answers this call, if any; counts it against its "times"."""
     with FAULTS_LOCK:
         for fault in FAULTS:
             if fault["action"] != action:
+                continue
+            if "instanceType" in fault and fault["instanceType"] not in instance_types:
                 continue
             if "dryRun" in fault and bool(fault["dryRun"]) != dry_run:
                 continue
@@ -80,10 +87,30 @@ def take_fault(action, dry_run):
     return None
 
 
+def fleet_capacity_errors(configs, fault, capacity):
+    lifecycle = "spot" if capacity.get("DefaultTargetCapacityType") == "spot" else "on-demand"
+    errors = []
+    for config in configs:
+        spec = config.get("LaunchTemplateSpecification", {})
+        for override in config.get("Overrides") or []:
+            if override.get("InstanceType") != fault["instanceType"]:
+                continue
+            errors.append({
+                "LaunchTemplateAndOverrides": {
+                    "LaunchTemplateSpecification": {k: spec[k] for k in ("LaunchTemplateName", "Version") if k in spec},
+                    "Overrides": {k: override[k] for k in ("InstanceType", "SubnetId", "AvailabilityZone") if k in override},
+                },
+                "Lifecycle": lifecycle,
+                "ErrorCode": fault["code"],
+                "ErrorMessage": fault["message"],
+            })
+    return {"FleetId": "fleet-%s" % uuid.uuid4(), "Errors": errors, "Instances": []}
+
+
 def inject_faults():
     """Answers the calls /fault names with its error, through moto's own error serialisation."""
     from moto.core.exceptions import ServiceException
-    from moto.core.responses import BaseResponse
+    from moto.core.responses import ActionResult, BaseResponse
     from moto.core.utils import camelcase_to_underscores
     from moto.moto_api._internal.models import MotoAPIBackend
 
@@ -93,8 +120,15 @@ def inject_faults():
         action = self._get_action()
         if action:
             dry_run = str(self._get_param("DryRun", False)).lower() == "true"
-            fault = take_fault(action, dry_run)
-            if fault is not None:
+            configs = self._get_param("LaunchTemplateConfigs", []) if action == "CreateFleet" else []
+            types = {o.get("InstanceType") for c in configs for o in (c.get("Overrides") or [])}
+            fault = take_fault(action, dry_run, types)
+            if fault is not None and "instanceType" in fault:
+                # In-band, as EC2's instant fleets report capacity: nothing launched, one error
+                # per override of the type.
+                result = fleet_capacity_errors(configs, fault, self._get_param("TargetCapacitySpecification", {}))
+                setattr(self, "create_fleet", lambda *args, **kwargs: ActionResult(result))
+            elif fault is not None:
                 # moto serialises an error by the service its class's module names.
                 error = type("InjectedFault", (ServiceException,), {"__module__": type(self).__module__})
 

@@ -147,6 +147,41 @@ TEST_F(AwsCloudProviderMotoTest, UnusedLaunchTemplatesOfTheClusterAreDeletedAndT
   EXPECT_EQ(templates->size(), 1u);
 }
 
+TEST_F(AwsCloudProviderMotoTest, ACapacityErrorClosesTheOfferingsAndTheNextLaunchTakesAnotherType) {
+  nodesmith::testing::InjectMotoCapacityError("c5.2xlarge");
+  auto first = provider_->Create(Claim("default-i"));
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), core::StatusCode::kUnavailable);
+  EXPECT_THAT(first.status().message(), HasSubstr("InsufficientInstanceCapacity"));
+  EXPECT_TRUE(provider_->List().empty());
+
+  // Both zones' spot c5.2xlarge are closed for the next three minutes...
+  api::NodePool pool;
+  pool.metadata.name = "default";
+  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  auto types = provider_->GetInstanceTypes(pool);
+  ASSERT_TRUE(types.ok());
+  for (const auto& t : *types) {
+    if (t->name != "c5.2xlarge") continue;
+    for (const auto& o : t->offerings) {
+      if (o.capacity_type == "spot") {
+        EXPECT_FALSE(o.available) << o.zone;
+      }
+    }
+  }
+  // ...so the NodeClaim's next launch takes the next cheapest type that fits.
+  auto second = provider_->Create(Claim("default-i"));
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_NE(second->metadata.labels.at("node.kubernetes.io/instance-type"), "c5.2xlarge");
+
+  // With no time to stay closed, the offering is tried, and refused, again.
+  auto forgetful = MakeProvider([](AwsCloudProviderOptions& o) { o.unavailable_for = core::Duration(0); });
+  ASSERT_FALSE(forgetful->Create(Claim("default-j")).ok());
+  auto again = forgetful->Create(Claim("default-j"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.status().message(), HasSubstr("c5.2xlarge"));
+}
+
 TEST_F(AwsCloudProviderMotoTest, ANewImageForTheAliasDriftsTheInstance) {
   auto launched = provider_->Create(Claim("default-e"));
   ASSERT_TRUE(launched.ok()) << launched.status().message();
