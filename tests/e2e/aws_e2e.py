@@ -397,6 +397,33 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertIn(PROFILE, names, "a profile the user made is not nodesmith's to delete")
         self.assertEqual(c.terminate(), 0)
 
+    def test_an_instance_of_the_cluster_without_a_nodeclaim_is_terminated(self):
+        # A launch whose NodeClaim was lost must not bill for ever. Here it is made outside
+        # nodesmith with the tags nodesmith's launches carry; an instance without them is the
+        # user's and stays.
+        subnet = self.ec2.describe_subnets(Filters=[{"Name": "tag:karpenter.sh/discovery",
+                                                     "Values": [CLUSTER]}])["Subnets"][0]["SubnetId"]
+
+        def run(tags):
+            return self.ec2.run_instances(
+                ImageId=self.image["x86_64"], InstanceType="m5.large", MinCount=1, MaxCount=1,
+                SubnetId=subnet, TagSpecifications=[{"ResourceType": "instance", "Tags": [
+                    {"Key": k, "Value": v} for k, v in tags.items()]}])["Instances"][0]["InstanceId"]
+        leaked = run({"kubernetes.io/cluster/" + CLUSTER: "owned", "karpenter.sh/nodepool": "default",
+                      "eks:eks-cluster-name": CLUSTER, "karpenter.k8s.aws/ec2nodeclass": "default"})
+        users = run({"team": "platform"})
+        time.sleep(31)  # older than the 30 s a launch is given to get its NodeClaim
+
+        c = self.start()
+        collected = c.wait_for_log("garbage collected instance with no nodeclaim", timeout=60)
+        self.assertRegex(collected["provider-id"], r"^aws:///us-west-2[ab]/%s$" % leaked)
+
+        def state(iid):
+            return self.ec2.describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]
+        wait_for(lambda: state(leaked) in ("shutting-down", "terminated") or None, 30, "the leaked instance terminated")
+        self.assertEqual(state(users), "running", "an instance without nodesmith's tags is not nodesmith's")
+        self.assertEqual(c.terminate(), 0)
+
     def start_shadow_walkthrough(self, **extra_env):
         """The seed walkthrough under DRY_RUN: started, with its Deployment applied."""
         ENV.apply(converted_seed())
