@@ -129,11 +129,14 @@ inline void PutMotoParameter(const std::string& name, const std::string& value,
 }
 
 // Makes moto refuse `action` with AWS error `code` (moto_server.py's /fault): only its dry runs
-// when `dry_run` is true, only its real calls when false; until the next reset.
+// when `dry_run` is true, only its real calls when false; `times` calls (every call when none);
+// until the next reset.
 inline void InjectMotoFault(const std::string& action, const std::string& code,
-                            const std::string& message, std::optional<bool> dry_run = std::nullopt) {
+                            const std::string& message, std::optional<bool> dry_run = std::nullopt,
+                            std::optional<int> times = std::nullopt) {
   nlohmann::json body = {{"action", action}, {"code", code}, {"message", message}};
   if (dry_run) body["dryRun"] = *dry_run;
+  if (times) body["times"] = *times;
   PostMotoControl("/fault", body);
 }
 

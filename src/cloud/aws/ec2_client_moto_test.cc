@@ -41,6 +41,29 @@ class Ec2ClientMotoTest : public ::testing::Test {
   std::unique_ptr<AwsSession> session_;
 };
 
+TEST_F(Ec2ClientMotoTest, ThrottlingIsRetriedUntilTheAnswerComes) {
+  MakeNetwork();
+  nodesmith::testing::InjectMotoFault("DescribeSubnets", "RequestLimitExceeded", "Request limit exceeded.",
+                                      std::nullopt, 2);
+  const uint64_t before = session_->attempts_sent();
+  auto subnets = ec2().DescribeSubnets({{"tag:karpenter.sh/discovery", {"demo"}}});
+  ASSERT_TRUE(subnets.ok()) << subnets.status().message();
+  EXPECT_EQ(subnets->size(), 2u);
+  EXPECT_EQ(session_->attempts_sent() - before, 3u) << "two throttled attempts, then the answer";
+}
+
+TEST_F(Ec2ClientMotoTest, AServerErrorThatLastsIsRetriedThenReportedWithItsCode) {
+  nodesmith::testing::InjectMotoFault("DescribeSecurityGroups", "InternalError",
+                                      "An internal error has occurred.");
+  const uint64_t before = session_->attempts_sent();
+  auto groups = ec2().DescribeSecurityGroups({{"tag:karpenter.sh/discovery", {"demo"}}});
+  ASSERT_FALSE(groups.ok());
+  EXPECT_EQ(groups.status().code(), core::StatusCode::kUnavailable);
+  EXPECT_EQ(ErrorCodeOf(groups.status()), "InternalError");
+  EXPECT_THAT(groups.status().message(), HasSubstr("DescribeSecurityGroups"));
+  EXPECT_EQ(session_->attempts_sent() - before, 3u) << "AWS_MAX_ATTEMPTS' default";
+}
+
 TEST_F(Ec2ClientMotoTest, SubnetsAndSecurityGroupsAreFoundByTheirDiscoveryTag) {
   Network n = MakeNetwork();
   auto subnets = ec2().DescribeSubnets({{"tag:karpenter.sh/discovery", {"demo"}}});
