@@ -65,6 +65,35 @@ std::string WordAfter(const std::string& message, const std::string& marker) {
   return rest.substr(0, rest.find(' '));
 }
 
+// Karpenter's event and message kind for a notice of nodesmith's kind
+// (cloud::InterruptionMessageKindName).
+struct InterruptionEvent {
+  std::string reason;
+  std::string message;
+  bool warning = true;
+  std::string message_kind;  // the log's messageKind, as Karpenter's parser names it
+};
+
+InterruptionEvent InterruptionEventOf(const std::string& kind) {
+  if (kind == "spot")
+    return {"SpotInterrupted", "Spot interruption warning was triggered", true, "spot_interrupted"};
+  if (kind == "rebalanceRecommendation")
+    return {"SpotRebalanceRecommendation", "Spot rebalance recommendation was triggered", false,
+            "rebalance_recommendation"};
+  if (kind == "stopping" || kind == "stopped")
+    return {"InstanceStopping", "Instance is stopping", true, "state_change"};
+  if (kind == "shutting-down" || kind == "terminated")
+    return {"InstanceTerminating", "Instance is terminating", true, "state_change"};
+  if (kind == "scheduledChange")
+    return {"InstanceUnhealthy", "An unhealthy warning was triggered for the instance", true,
+            "scheduled_change"};
+  if (kind == "capacityReservation")
+    return {"CapacityReservationInstanceInterrupted",
+            "Capacity Reservation interruption warning was triggered", true,
+            "capacity_reservation_interrupted"};
+  return {"", "", false, "no_op"};
+}
+
 }  // namespace
 
 std::string FieldOf(const runtime::RecordedEvent& event, const std::string& key) {
@@ -194,6 +223,21 @@ OperatorLine TranslateRecordedEvent(const runtime::RecordedEvent& event) {
     line.message = "garbage collecting nodeclaim with no cloudprovider representation";
     out["NodeClaim"] = Ref(claim);
     out["provider-id"] = Field(f, "providerID");
+  } else if (event.type == "Interruption") {
+    // Karpenter's events for the notice, on the NodeClaim and its Node.
+    const InterruptionEvent e = InterruptionEventOf(Field(f, "kind"));
+    if (!e.reason.empty()) {
+      line.events.push_back({"NodeClaim", "", claim, e.warning, e.reason, e.message});
+      if (!node.empty()) line.events.push_back({"Node", "", node, e.warning, e.reason, e.message});
+    }
+  } else if (StartsWith(event.message, "Deleting nodeclaim ") &&
+             line.controller == "interruption") {
+    line.message = "initiating delete from interruption message";
+    out["NodeClaim"] = Ref(claim);
+    out["messageKind"] = InterruptionEventOf(Field(f, "kind")).message_kind;
+    out["action"] = "CordonAndDrain";
+    line.events.push_back({"NodeClaim", "", claim, true, "TerminatingOnInterruption",
+                           "Interruption triggered termination for the NodeClaim"});
   } else if (event.type == "InstanceGarbageCollected") {
     line.message = "garbage collected instance with no nodeclaim";
     out["provider-id"] = Field(f, "providerID");

@@ -53,6 +53,36 @@ TEST(KarpenterLogTest, AClassWaitingOnItsNodeClaimsIsAnEventOnTheEC2NodeClass) {
   EXPECT_EQ(line.events[0].message, "Waiting on NodeClaim termination for default-a, default-b");
 }
 
+TEST(KarpenterLogTest, ASpotInterruptionIsAnEventOnTheNodeClaimAndItsNodeThenADeleteLine) {
+  const OperatorLine received = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.interruption",
+       "Received spot interruption for nodeclaim default-a, node ip-10-0-0-1, instance i-0abc",
+       "Interruption",
+       {{"node", "ip-10-0-0-1"}, {"nodeClaim", "default-a"}, {"kind", "spot"}, {"instanceId", "i-0abc"}}});
+  ASSERT_EQ(received.events.size(), 2u);
+  EXPECT_EQ(received.events[0], (KubeEventSpec{"NodeClaim", "", "default-a", true, "SpotInterrupted",
+                                               "Spot interruption warning was triggered"}));
+  EXPECT_EQ(received.events[1], (KubeEventSpec{"Node", "", "ip-10-0-0-1", true, "SpotInterrupted",
+                                               "Spot interruption warning was triggered"}));
+  // A rebalance recommendation is only news: a Normal event.
+  const OperatorLine rebalance = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.interruption", "Received ...", "Interruption",
+       {{"node", ""}, {"nodeClaim", "default-a"}, {"kind", "rebalanceRecommendation"}}});
+  ASSERT_EQ(rebalance.events.size(), 1u);
+  EXPECT_FALSE(rebalance.events[0].warning);
+  EXPECT_EQ(rebalance.events[0].reason, "SpotRebalanceRecommendation");
+
+  const OperatorLine deleting = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.interruption", "Deleting nodeclaim default-a on spot interruption", "",
+       {{"nodeClaim", "default-a"}, {"kind", "spot"}}});
+  EXPECT_EQ(deleting.message, "initiating delete from interruption message");
+  EXPECT_EQ(deleting.fields.dump(),
+            R"({"NodeClaim":{"name":"default-a"},"messageKind":"spot_interrupted","action":"CordonAndDrain"})");
+  ASSERT_EQ(deleting.events.size(), 1u);
+  EXPECT_EQ(deleting.events[0].reason, "TerminatingOnInterruption");
+  EXPECT_EQ(deleting.events[0].message, "Interruption triggered termination for the NodeClaim");
+}
+
 TEST(KarpenterLogTest, NominationAndFailedSchedulingBecomePodEvents) {
   const OperatorLine nominated = TranslateRecordedEvent(
       {LogLevel::kInfo, "controller.provisioner", "Nominated pod default/inflate-1 to ...",

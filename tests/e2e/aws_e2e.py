@@ -235,12 +235,13 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertIn("x86_64", chosen, "moto has no amazon x86_64 image")
         return chosen
 
-    def start(self):
+    def start(self, **extra_env):
         env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
         # The built-in table: moto prices every spot offering alike (0.00001), so with the
         # account's own types (the default) the cheapest type would be a tie, not the seed's choice.
         env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "AWS_EC2_METADATA_DISABLED": "true",
                     "CATALOG": "aws"})
+        env.update(extra_env)
         self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
         self.controller.wait_for_log("starting controllers", timeout=90)
         return self.controller
@@ -273,12 +274,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertIn(self.image["x86_64"], [a["id"] for a in nc["status"]["amis"]])
         self.assertEqual(nc["spec"]["instanceProfile"], PROFILE, "the user's field is kept")
 
-        with open(os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "inflate.yaml")) as f:
-            deployment = yaml.safe_load(f)
-        deployment["metadata"]["namespace"] = self.ns
-        deployment["spec"]["replicas"] = 0
-        ENV.apply(json.dumps(deployment))
-        ENV.kubectl("scale", "deployment/inflate", "-n", self.ns, "--replicas=5")
+        self.inflate(5)
 
         created = c.wait_for_log("created nodeclaim", timeout=90)
         claim_name = created["NodeClaim"]["name"]
@@ -304,12 +300,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(instance["ImageId"], self.image[arch], instance["InstanceType"])
 
         # The kubelet joins; the real scheduler binds all five pods to that node; kwok runs them.
-        def running():
-            kubelets.register()
-            pods = ENV.items("pods", "-n", self.ns, "-l", "app=inflate")
-            ok = [p for p in pods if p["status"].get("phase") == "Running" and p["spec"].get("nodeName")]
-            return ok if len(ok) == 5 else None
-        pods = wait_for(running, 120, "5 inflate pods Running on the instance's node")
+        pods = self.wait_running(kubelets, 5)
         node_name = kubelets.registered[instance["InstanceId"]]
         self.assertEqual({p["spec"]["nodeName"] for p in pods}, {node_name})
         configs = node_config(kubelets.user_data[instance["InstanceId"]])
@@ -361,6 +352,78 @@ class AwsWalkthroughTest(unittest.TestCase):
         wait_for(lambda: not [x for x in ENV.items("ec2nodeclasses") if x["metadata"]["name"] == "default"]
                  or None, 60, "the EC2NodeClass deleted")
         self.assertEqual(templates(), [])
+        self.assertEqual(c.terminate(), 0)
+
+    def inflate(self, replicas):
+        """The seed's inflate Deployment in the test's namespace, scaled from 0 to `replicas`."""
+        with open(os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "inflate.yaml")) as f:
+            deployment = yaml.safe_load(f)
+        deployment["metadata"]["namespace"] = self.ns
+        deployment["spec"]["replicas"] = 0
+        ENV.apply(json.dumps(deployment))
+        ENV.kubectl("scale", "deployment/inflate", "-n", self.ns, "--replicas=%d" % replicas)
+
+    def wait_running(self, kubelets, n, timeout=120, avoid_node=None):
+        """The inflate pods once `n` are Running on registered nodes (none on `avoid_node`)."""
+        def running():
+            kubelets.register()
+            pods = ENV.items("pods", "-n", self.ns, "-l", "app=inflate")
+            ok = [p for p in pods if p["status"].get("phase") == "Running" and p["spec"].get("nodeName")
+                  and p["spec"]["nodeName"] != avoid_node]
+            return ok if len(ok) == n else None
+        return wait_for(running, timeout, "%d inflate pods Running" % n)
+
+    def test_a_spot_interruption_from_the_queue_replaces_the_node_within_two_minutes(self):
+        sqs = boto3.client("sqs", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
+                           aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
+                           aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
+        queue = sqs.create_queue(QueueName="Karpenter-" + CLUSTER)["QueueUrl"]
+        ENV.apply(converted_seed())
+        ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
+                    json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+        c = self.start(INTERRUPTION_QUEUE="Karpenter-" + CLUSTER)
+        kubelets = Kubelets(self.ec2)
+        self.inflate(5)
+        self.wait_running(kubelets, 5)
+        [first] = kubelets.instances()
+        old_claim = tags_of(first)["karpenter.sh/nodeclaim"]
+        old_node = kubelets.registered[first["InstanceId"]]
+
+        # AWS gives a spot instance two minutes' notice, through EventBridge into the queue.
+        started = time.monotonic()
+        zone = first["Placement"]["AvailabilityZone"]
+        sqs.send_message(QueueUrl=queue, MessageBody=json.dumps({
+            "version": "0", "id": "1e5527d7-bb36-4607-3370-4164db56a40e",
+            "detail-type": "EC2 Spot Instance Interruption Warning", "source": "aws.ec2",
+            "account": "123456789012", "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "region": MOTO["AWS_REGION"],
+            "resources": ["arn:aws:ec2:%s:instance/%s" % (zone, first["InstanceId"])],
+            "detail": {"instance-id": first["InstanceId"], "instance-action": "terminate"}}))
+
+        # The node is drained and replaced: the pods run on another node, the old NodeClaim and
+        # its instance are gone, and the message is deleted — before the two minutes end.
+        self.wait_running(kubelets, 5, timeout=110, avoid_node=old_node)
+        wait_for(lambda: old_claim not in [x["metadata"]["name"] for x in ENV.items("nodeclaims")] or None,
+                 110 - (time.monotonic() - started), "the interrupted NodeClaim deleted")
+        self.assertLess(time.monotonic() - started, 120)
+        interrupted = c.wait_for_log("initiating delete from interruption message", timeout=5)
+        self.assertEqual(interrupted["NodeClaim"]["name"], old_claim)
+        self.assertEqual(interrupted["messageKind"], "spot_interrupted")
+
+        def events():
+            reasons = {(e["involvedObject"].get("kind"), e.get("reason")) for e in ENV.items("events", "-A")
+                       if e["involvedObject"].get("name") in (old_claim, old_node)}
+            wanted = {("NodeClaim", "SpotInterrupted"), ("Node", "SpotInterrupted"),
+                      ("NodeClaim", "TerminatingOnInterruption")}
+            return reasons if wanted <= reasons else None
+        wait_for(events, 15, "Karpenter's interruption events on the NodeClaim and the Node")
+        attributes = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
+        self.assertEqual(attributes["ApproximateNumberOfMessages"], "0")
+        self.assertEqual(attributes["ApproximateNumberOfMessagesNotVisible"], "0", "the message was deleted")
+        # The offering it was interrupted in is closed: the replacement is another type or zone.
+        [replacement] = [i for i in kubelets.instances() if i["InstanceId"] != first["InstanceId"]]
+        self.assertNotEqual((replacement["InstanceType"], replacement["Placement"]["AvailabilityZone"]),
+                            (first["InstanceType"], zone))
         self.assertEqual(c.terminate(), 0)
 
     def test_a_class_naming_a_role_gets_an_instance_profile_its_deletion_removes(self):

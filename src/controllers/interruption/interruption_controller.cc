@@ -173,7 +173,7 @@ core::Status InterruptionController::DeleteNodeClaim(api::NodeClaim& claim,
   if (st.ok()) {
     Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
          "Deleting nodeclaim " + claim.metadata.name + " on " + kind + " interruption", "",
-         {{"nodeClaim", claim.metadata.name}});
+         {{"nodeClaim", claim.metadata.name}, {"kind", kind}});
   }
   return core::Status::Ok();
 }
