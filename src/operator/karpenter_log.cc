@@ -96,6 +96,10 @@ InterruptionEvent InterruptionEventOf(const std::string& kind) {
 
 }  // namespace
 
+std::string InterruptionMessageType(const std::string& kind) {
+  return InterruptionEventOf(kind).message_kind;
+}
+
 std::string FieldOf(const runtime::RecordedEvent& event, const std::string& key) {
   return Field(event.fields, key);
 }
@@ -234,7 +238,7 @@ OperatorLine TranslateRecordedEvent(const runtime::RecordedEvent& event) {
              line.controller == "interruption") {
     line.message = "initiating delete from interruption message";
     out["NodeClaim"] = Ref(claim);
-    out["messageKind"] = InterruptionEventOf(Field(f, "kind")).message_kind;
+    out["messageKind"] = InterruptionMessageType(Field(f, "kind"));
     out["action"] = "CordonAndDrain";
     line.events.push_back({"NodeClaim", "", claim, true, "TerminatingOnInterruption",
                            "Interruption triggered termination for the NodeClaim"});

@@ -62,4 +62,8 @@ using runtime::SplitFieldList;  // a field that lists names ("n1,n2"), split
 // "controller.nodeclaim.lifecycle" -> "nodeclaim.lifecycle".
 std::string ControllerOfLogger(const std::string& logger);
 
+// Karpenter's name of a notice's kind (the interruption metrics' message_type, the log's
+// messageKind) for nodesmith's (cloud::InterruptionMessageKindName): "spot" -> "spot_interrupted".
+std::string InterruptionMessageType(const std::string& kind);
+
 }  // namespace nodesmith::op

@@ -119,6 +119,18 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
                 {"capacity_type", FieldOf(event, "capacityType")},
                 {"zone", FieldOf(event, "zone")}})
         .Inc();
+  } else if (event.logger == "controller.interruption" &&
+             event.message.rfind("Received interruption message ", 0) == 0) {
+    f.interruption_received_messages_total
+        ->With({{"message_type", InterruptionMessageType(FieldOf(event, "kind"))}})
+        .Inc();
+  } else if (event.logger == "controller.interruption" &&
+             event.message.rfind("Deleted interruption message ", 0) == 0) {
+    f.interruption_deleted_messages_total->WithLabelValues({}).Inc();
+    const std::string waited = FieldOf(event, "queueSeconds");
+    if (!waited.empty()) {
+      f.interruption_message_queue_duration_seconds->WithLabelValues({}).Observe(std::stod(waited));
+    }
   } else if (event.type == "NodeRegistered" && !options_.shadow) {
     const api::Labels labels = claim_labels(FieldOf(event, "nodeClaim"));
     f.nodes_created_total

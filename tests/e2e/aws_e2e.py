@@ -417,6 +417,10 @@ class AwsWalkthroughTest(unittest.TestCase):
                       ("NodeClaim", "TerminatingOnInterruption")}
             return reasons if wanted <= reasons else None
         wait_for(events, 15, "Karpenter's interruption events on the NodeClaim and the Node")
+        metrics = c.metrics()
+        self.assertIn('karpenter_interruption_received_messages_total{message_type="spot_interrupted"} 1', metrics)
+        self.assertIn("karpenter_interruption_deleted_messages_total 1", metrics)
+        self.assertIn("karpenter_interruption_message_queue_duration_seconds_count 1", metrics)
         attributes = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["All"])["Attributes"]
         self.assertEqual(attributes["ApproximateNumberOfMessages"], "0")
         self.assertEqual(attributes["ApproximateNumberOfMessagesNotVisible"], "0", "the message was deleted")

@@ -72,7 +72,13 @@ core::Result<runtime::ReconcileResult> InterruptionController::Reconcile(const r
     for (const auto& message : *received) {
       core::Status st = Handle(message, *index);
       auto [it, inserted] = handled.emplace(message.id, true);
-      if (inserted) by_id_order.push_back(&message);
+      if (inserted) {
+        by_id_order.push_back(&message);
+        // One line a notice (the metrics count these: Karpenter counts SQS messages).
+        Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
+             "Received interruption message " + message.id, "",
+             {{"kind", cloud::InterruptionMessageKindName(message)}});
+      }
       if (!st.ok()) {
         it->second = false;
         if (first_error.ok()) first_error = st;
@@ -84,6 +90,17 @@ core::Result<runtime::ReconcileResult> InterruptionController::Reconcile(const r
       if (!st.ok() && first_error.ok()) {
         first_error = core::Status(st.code(), "deleting interruption message " + message->id +
                                                   ": " + st.message());
+      }
+      if (st.ok()) {
+        // How long the notice waited, from when the cloud sent it, when it says.
+        std::vector<std::pair<std::string, std::string>> fields;
+        if (message->start_time) {
+          fields.emplace_back(
+              "queueSeconds",
+              std::to_string(std::chrono::duration<double>(clock_.Now() - *message->start_time).count()));
+        }
+        Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
+             "Deleted interruption message " + message->id, "", std::move(fields));
       }
     }
     if (static_cast<int>(received->size()) < options_.max_messages) break;
