@@ -63,6 +63,14 @@ class AwsCloudProviderFixture : public ::testing::Test {
     return std::make_unique<aws::AwsCloudProvider>(*session_, clock_, std::move(o));
   }
 
+  // The NodePool "default" of the fixture's class.
+  static api::NodePool Pool() {
+    api::NodePool pool;
+    pool.metadata.name = "default";
+    pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+    return pool;
+  }
+
   api::NodeClaim Claim(const std::string& name) {
     api::NodeClaim c;
     c.metadata.name = name;

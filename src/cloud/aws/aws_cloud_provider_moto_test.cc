@@ -68,9 +68,7 @@ TEST_F(AwsCloudProviderMotoTest, AClassThatIsNotReadyLaunchesNothingAndSaysWhy) 
 }
 
 TEST_F(AwsCloudProviderMotoTest, OfferingsOutsideTheClassesZonesAreUnavailable) {
-  api::NodePool pool;
-  pool.metadata.name = "default";
-  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  const api::NodePool pool = Pool();
   auto types = provider_->GetInstanceTypes(pool);
   ASSERT_TRUE(types.ok()) << types.status().message();
   for (const auto& t : *types) {
@@ -93,9 +91,7 @@ TEST_F(AwsCloudProviderMotoTest, OfferingsOutsideTheClassesZonesAreUnavailable) 
 TEST_F(AwsCloudProviderMotoTest, LaunchesUseTheRefreshedInstanceTypes) {
   // The account stops offering c5 (the 12-hourly refresh of the live catalog finds no c5 type):
   // the same claim that launched a c5.2xlarge launches the cheapest m5 that fits.
-  api::NodePool pool;
-  pool.metadata.name = "default";
-  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  const api::NodePool pool = Pool();
   auto before = provider_->GetInstanceTypes(pool);
   ASSERT_TRUE(before.ok()) << before.status().message();
   cloud::InstanceTypes refreshed;
@@ -156,9 +152,7 @@ TEST_F(AwsCloudProviderMotoTest, ACapacityErrorClosesTheOfferingsAndTheNextLaunc
   EXPECT_TRUE(provider_->List().empty());
 
   // Both zones' spot c5.2xlarge are closed for the next three minutes...
-  api::NodePool pool;
-  pool.metadata.name = "default";
-  pool.template_.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  const api::NodePool pool = Pool();
   auto types = provider_->GetInstanceTypes(pool);
   ASSERT_TRUE(types.ok());
   for (const auto& t : *types) {

@@ -44,6 +44,17 @@ class NodeClassStatusControllerMotoTest : public nodesmith::testing::AwsCloudPro
     return api::FindCondition(c.conditions, type);
   }
 
+  // The class reconciled while moto refuses `action`'s dry runs as a role without the right
+  // would be refused, as stored then.
+  api::EC2NodeClass ReconciledRefusing(const std::string& action) {
+    nodesmith::testing::InjectMotoFault(action, "UnauthorizedOperation",
+                                        "You are not authorized to perform this operation.", true);
+    EXPECT_TRUE(cluster_.Create(node_class_).ok());
+    auto reconciled = controller_->Reconcile({"", "default"});
+    EXPECT_TRUE(reconciled.ok()) << reconciled.status().message();
+    return Stored();
+  }
+
   api::EC2NodeClass Stored() {
     auto got = cluster_.Get<api::EC2NodeClass>("", "default");
     EXPECT_TRUE(got.ok()) << got.status().message();
@@ -115,13 +126,7 @@ TEST_F(NodeClassStatusControllerMotoTest, ASelectorThatMatchesNothingIsAFalseCon
 }
 
 TEST_F(NodeClassStatusControllerMotoTest, ARoleThatMayNotCreateFleetsIsValidationSucceededFalseNamingTheCall) {
-  nodesmith::testing::InjectMotoFault("CreateFleet", "UnauthorizedOperation",
-                                      "You are not authorized to perform this operation.", true);
-  ASSERT_TRUE(cluster_.Create(node_class_).ok());
-  auto reconciled = controller_->Reconcile({"", "default"});
-  ASSERT_TRUE(reconciled.ok()) << reconciled.status().message();
-
-  const api::EC2NodeClass stored = Stored();
+  const api::EC2NodeClass stored = ReconciledRefusing("CreateFleet");
   const api::Condition* validation = Condition(stored, "ValidationSucceeded");
   ASSERT_NE(validation, nullptr);
   EXPECT_EQ(validation->status, "False");
@@ -142,12 +147,7 @@ TEST_F(NodeClassStatusControllerMotoTest, ARoleThatMayNotCreateFleetsIsValidatio
 }
 
 TEST_F(NodeClassStatusControllerMotoTest, ARoleThatMayNotRunInstancesIsValidationSucceededFalseNamingTheCall) {
-  nodesmith::testing::InjectMotoFault("RunInstances", "UnauthorizedOperation",
-                                      "You are not authorized to perform this operation.", true);
-  ASSERT_TRUE(cluster_.Create(node_class_).ok());
-  auto reconciled = controller_->Reconcile({"", "default"});
-  ASSERT_TRUE(reconciled.ok()) << reconciled.status().message();
-  const api::EC2NodeClass stored = Stored();
+  const api::EC2NodeClass stored = ReconciledRefusing("RunInstances");
   const api::Condition* validation = Condition(stored, "ValidationSucceeded");
   ASSERT_NE(validation, nullptr);
   EXPECT_EQ(validation->status, "False");
