@@ -295,6 +295,12 @@ def settle(cluster, since, quiet, timeout, want, done=lambda nodes: True):
     return None
 
 
+def progress(r):
+    """Each phase's figures as they come, so a run cut short still tells what it measured."""
+    print("%s: %s" % (r["name"], json.dumps({k: v for k, v in r.items() if not k.endswith("_t")})),
+          file=sys.stderr, flush=True)
+
+
 def run_one(name, args, cluster, prices):
     cluster.setup_pool()
     if name == "nodesmith":
@@ -320,6 +326,7 @@ def run_one(name, args, cluster, prices):
         r["burst_s"] = time.time() - t0
         nodes = launched(cluster.nodes())
         r["burst_nodes"], r["burst_cost"] = len(nodes), prices.of(nodes)
+        progress(r)
         if args.check:
             if not nodes:
                 raise AssertionError("%s: pods Running but on no node it launched" % name)
@@ -333,6 +340,7 @@ def run_one(name, args, cluster, prices):
         end = settle(cluster, t1, args.quiet, args.timeout, half)
         nodes = launched(cluster.nodes())
         r.update(scale_s=None if end is None else end - t1, scale_nodes=len(nodes), scale_cost=prices.of(nodes), scale_t=(t1, end or time.time()))
+        progress(r)
         # Drift: a template label change.
         t2 = time.time()
         cluster.env.apply(node_pool(2))
@@ -403,14 +411,27 @@ def main():
     ap.add_argument("--timeout", type=int, default=700, help="per phase")
     ap.add_argument("--only", choices=["nodesmith", "karpenter"])
     ap.add_argument("--check", action="store_true", help="the burst only, untimed (ctest)")
+    ap.add_argument("--report-from", nargs="+", metavar="RESULT_JSON",
+                    help="print the report from the WORK_DIR/<name>/result.json of earlier runs")
     args = ap.parse_args()
     args.source_dir = os.path.abspath(args.source_dir)
     args.work_dir = os.path.abspath(args.work_dir)
     args.karpenter = os.path.join(testenv_value(args.source_dir, "karpenter_bin_dir"), "karpenter-kwok")
     module = testenv_value(args.source_dir, "karpenter_module_dir")
-    if not os.access(args.karpenter, os.X_OK) or not module:
+    if not os.access(args.karpenter, os.X_OK):
         print("Karpenter's kwok provider is not built (scripts/testenv/build)")
         return SKIP
+    if not module or not os.path.isdir(module):
+        raise SystemExit("%s is built but its module source (karpenter_module_dir) is missing; "
+                         "run scripts/testenv/build" % args.karpenter)
+    if args.report_from:
+        results = []
+        for path in args.report_from:
+            with open(path) as f:
+                results.append(json.load(f))
+        report(args, results, " / ".join(r["load_before"] for r in results),
+               " / ".join(r["load_after"] for r in results))
+        return 0
     prices = Prices(module)
     load_before = " ".join(open("/proc/loadavg").read().split()[:3])
     results = []
@@ -422,8 +443,10 @@ def main():
             r = run_one(name, args, cluster, prices)
         finally:
             cluster.close()
-        print("%s: %s" % (name, json.dumps({k: v for k, v in r.items() if not k.endswith("_t")})),
-              file=sys.stderr, flush=True)
+        progress(r)
+        r["load_before"], r["load_after"] = load_before, " ".join(open("/proc/loadavg").read().split()[:3])
+        with open(os.path.join(args.work_dir, name, "result.json"), "w") as f:
+            json.dump({k: v for k, v in r.items() if not k.endswith("_t")}, f)
         results.append(r)
     load_after = " ".join(open("/proc/loadavg").read().split()[:3])
     if not args.check:
