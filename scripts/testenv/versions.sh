@@ -21,7 +21,7 @@ kwok_stages_file() { echo "$NODESMITH_TESTENV_CACHE/kwok-$KWOK_VERSION/stages.ya
 karpenter_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/karpenter-$KARPENTER_VERSION/bin"; }
 karpenter_module_dir() {
   local f="$NODESMITH_TESTENV_CACHE/karpenter-$KARPENTER_VERSION/module-dir"
-  [ -f "$f" ] && cat "$f"
+  if [ -f "$f" ]; then cat "$f"; fi
 }
 helm_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/helm-$HELM_VERSION/bin"; }
 # The Python virtualenv of scripts/testenv/requirements.txt, keyed by the file's content.
