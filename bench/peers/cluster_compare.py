@@ -25,12 +25,12 @@ Running on nodes it launched.
 
 Usage: cluster_compare.py NODESMITH SOURCE_DIR WORK_DIR [--pods N] [--only nodesmith|karpenter]"""
 import argparse
+import datetime
 import json
 import os
 import platform
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,7 +141,8 @@ class Cluster:
     def identity(self):
         pki = os.path.join(self.dir, "pki")
         key, crt, csr = (os.path.join(pki, "autoscaler." + e) for e in ("key", "crt", "csr"))
-        run = lambda *a: subprocess.run(a, check=True, capture_output=True, timeout=60)  # noqa: E731
+        def run(*a):
+            subprocess.run(a, check=True, capture_output=True, timeout=60)
         run("openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key)
         run("openssl", "req", "-new", "-key", key, "-out", csr,
             "-subj", "/O=system:masters/CN=" + USER)
@@ -194,7 +195,6 @@ class Cluster:
 
 
 def parse_time(stamp):
-    import datetime
     return datetime.datetime.strptime(stamp[:26].rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f").replace(
         tzinfo=datetime.timezone.utc).timestamp()
 
@@ -378,7 +378,8 @@ def report(args, results, load_before, load_after):
     print("Versions: %s  " % versions(args))
     print("Machine: %s, %d cores; load average (1/5/15 min) before %s, after %s\n" %
           (platform.machine(), os.cpu_count(), load_before, load_after))
-    row = lambda cells: print("| " + " | ".join(cells) + " |")  # noqa: E731
+    def row(cells):
+        print("| " + " | ".join(cells) + " |")
     names = [r["name"] for r in results]
     row(["", *names])
     row(["---"] * (len(names) + 1))
