@@ -3,6 +3,8 @@
 #   make test   install missing packages, build, run the whole suite (plain and sanitized)
 #   make cluster-demo  the same walkthrough in a real control plane with kwok and nodesmith controller
 #   make fuzz   the parsers' libFuzzer targets (clang), FUZZ_SECONDS each (docs/RELIABILITY.md)
+#   make bench-cluster  nodesmith and Karpenter's KWOK provider, each on a fresh control plane, same
+#               workload (CLUSTER_PODS pods); prints the markdown of docs/PERFORMANCE.md's section
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -10,7 +12,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest
 
-.PHONY: all deps build binary testenv demo cluster-demo test check test-asan fuzz bench clean
+.PHONY: all deps build binary testenv demo cluster-demo test check test-asan fuzz bench bench-cluster clean
 
 all: build
 
@@ -41,6 +43,14 @@ demo: binary
 # controller --cloud-provider kwok; inflate 0 -> 5 and back.
 cluster-demo: binary testenv
 	bash scripts/cluster-demo ./$(BUILD)/nodesmith
+
+# nodesmith against Karpenter's KWOK provider in the same kind of cluster (bench/peers/cluster_compare.py):
+# burst, scale-in, drift; state and logs under CLUSTER_WORK.
+CLUSTER_PODS ?= 2000
+CLUSTER_WORK ?= /tmp/nodesmith-bench-cluster
+bench-cluster: binary testenv
+	"$$(bash -c 'source scripts/testenv/versions.sh && python_venv_dir')/bin/python" \
+	  bench/peers/cluster_compare.py ./$(BUILD)/nodesmith . $(CLUSTER_WORK) --pods $(CLUSTER_PODS)
 
 # The suite in an optimised build, then again under AddressSanitizer + UBSan. The sanitized build
 # leaves out bench/: its smoke runs are benchmarks of the plain build's code (bench_kube_sync_small

@@ -6,6 +6,8 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.6}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 HELM_VERSION="${HELM_VERSION:-v3.21.4}"
 MOTO_VERSION="${MOTO_VERSION:-5.1.14}"
+# Karpenter's KWOK provider (sigs.k8s.io/karpenter/kwok), the peer of bench/peers/cluster_compare.py.
+KARPENTER_VERSION="${KARPENTER_VERSION:-v1.15.0}"
 NODESMITH_TESTENV_CACHE="${NODESMITH_TESTENV_CACHE:-$HOME/.cache/nodesmith-testenv}"
 
 kube_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/kubernetes-$KUBERNETES_VERSION/bin"; }
@@ -14,6 +16,13 @@ kwok_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/kwok-$KWOK_VERSION/bin"; }
 # The stages kwok plays (node-initialize, heartbeat with lease, pod ready/complete/delete), taken
 # from the kwok module's own kustomize/stage/ by build.
 kwok_stages_file() { echo "$NODESMITH_TESTENV_CACHE/kwok-$KWOK_VERSION/stages.yaml"; }
+# Karpenter's kwok binary; its CRDs are read at run time from the module source beside it
+# (karpenter_module_dir), never copied.
+karpenter_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/karpenter-$KARPENTER_VERSION/bin"; }
+karpenter_module_dir() {
+  local f="$NODESMITH_TESTENV_CACHE/karpenter-$KARPENTER_VERSION/module-dir"
+  if [ -f "$f" ]; then cat "$f"; fi
+}
 helm_bin_dir() { echo "$NODESMITH_TESTENV_CACHE/helm-$HELM_VERSION/bin"; }
 # The Python virtualenv of scripts/testenv/requirements.txt, keyed by the file's content.
 python_venv_dir() {
