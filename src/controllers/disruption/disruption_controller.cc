@@ -189,6 +189,10 @@ core::Result<Decision> DisruptionController::Decide() {
 
 core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const runtime::Request&) {
   const auto requeue = runtime::ReconcileResult::RequeueAfter(options_.poll_interval);
+  // A command issued: look again at once, as Karpenter does, rather than a poll later. The next
+  // pass sees the cluster the command left (its candidates disrupting, their budget taken), so
+  // drift and expiry replace node after node without a 10-second pause between them.
+  const auto again = runtime::ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
   const core::Time now = clock_.Now();
   if (held_) {
     if (now < held_->since + options_.validation_delay) {
@@ -206,7 +210,7 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
       return requeue;
     }
     NS_RETURN_IF_ERROR(Execute(held.command));
-    return requeue;
+    return again;
   }
   auto pass = RunPass(/*skip_unchanged=*/true);
   if (!pass.ok()) return pass.status();
@@ -218,7 +222,7 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
     return runtime::ReconcileResult::RequeueAfter(options_.validation_delay);
   }
   NS_RETURN_IF_ERROR(Execute(command));
-  return requeue;  // one command per pass: the next sees the cluster it left
+  return again;  // one command per pass: the next sees the cluster it left
 }
 
 core::Result<bool> DisruptionController::Validate(const Command& command, size_t m) {

@@ -1,7 +1,7 @@
 // DisruptionController: decides which nodes to take away, as Karpenter's disruption
 // controller. Every `poll_interval` it builds the candidates and tries its methods in order
 // (emptiness, drift, expiration, multi-node and single-node consolidation); the first method
-// that yields a command ends the pass (one command per pass). A consolidation command
+// that yields a command ends the pass (one command per pass), and the next pass follows at once. A consolidation command
 // (emptiness, multi-node, single-node) is held for `validation_delay` and computed again; it
 // acts only if the method still decides the same (same candidates, as many replacements, the
 // original replacement options still among the new ones), else it is abandoned. Executing a

@@ -15,6 +15,7 @@ namespace nodesmith::controllers {
 namespace {
 
 using std::chrono::seconds;
+using std::chrono::milliseconds;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
@@ -89,6 +90,26 @@ TEST_F(DisruptionTest, PollsEveryTenSeconds) {
   auto r = Reconcile();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->requeue_after, seconds(10));
+}
+
+TEST_F(DisruptionTest, ACommandIssuedBringsTheNextPassAtOnce) {
+  // Two empty nodes, a budget of one at a time: the first pass takes ip-1 and looks again at once
+  // (as Karpenter requeues immediately), not a poll later; that pass finds the budget taken.
+  UpdatePool([](api::NodePool& p) {
+    p.disruption.budgets = {api::Budget{"1", std::nullopt, std::nullopt, {}}};
+  });
+  AddNode(1);
+  AddNode(2);
+  world_.clock.Step(seconds(31));
+  auto acted = Reconcile();
+  ASSERT_TRUE(acted.ok());
+  EXPECT_THAT(Deleting(), SizeIs(1));
+  ASSERT_TRUE(acted->requeue_after.has_value());
+  EXPECT_LT(*acted->requeue_after, milliseconds(1));
+  auto quiet = Reconcile();
+  ASSERT_TRUE(quiet.ok());
+  EXPECT_THAT(Deleting(), SizeIs(1)) << "the budget allows one node at a time";
+  EXPECT_EQ(quiet->requeue_after, seconds(10));
 }
 
 TEST_F(DisruptionTest, AnEmptyNodeIsRemovedOnceConsolidateAfterHasPassed) {
