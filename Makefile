@@ -42,7 +42,9 @@ peers: deps
 	@python3 bench/peers/run --build-only
 
 # The full side-by-side run: every size of Karpenter's benchmark, alternating with nodesmith's.
-bench-peers: build peers
+bench-peers: peers
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target karpenter_workload
 	python3 bench/peers/run --ours $(BUILD)/bench/karpenter_workload
 
 # The seed walkthrough in virtual time: the controller log on stdout, charts in the report.
