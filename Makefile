@@ -5,6 +5,8 @@
 #   make fuzz   the parsers' libFuzzer targets (clang), FUZZ_SECONDS each (docs/RELIABILITY.md)
 #   make bench-cluster  nodesmith and Karpenter's KWOK provider, each on a fresh control plane, same
 #               workload (CLUSTER_PODS pods); prints the markdown of docs/PERFORMANCE.md's section
+#   make bench-peers  Karpenter's own scheduling benchmark beside nodesmith's solver, measured here
+#                     (docs/PERFORMANCE.md, "Side by side with Karpenter's scheduler")
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -12,7 +14,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest
 
-.PHONY: all deps build binary testenv demo cluster-demo test check test-asan fuzz bench bench-cluster clean
+.PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz bench bench-cluster clean
 
 all: build
 
@@ -32,6 +34,18 @@ binary: deps
 # into ~/.cache/nodesmith-testenv and reused; a no-op when they are cached.
 testenv: deps
 	@bash scripts/testenv/build
+
+# Karpenter's scheduling benchmark (sigs.k8s.io/karpenter at the version pinned in bench/peers/run),
+# built once from the Go module proxy into ~/.cache/nodesmith-peers and reused; a no-op when cached.
+# ctest runs it at 100 pods beside nodesmith (bench_peers_karpenter_small).
+peers: deps
+	@python3 bench/peers/run --build-only
+
+# The full side-by-side run: every size of Karpenter's benchmark, alternating with nodesmith's.
+bench-peers: peers
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS) --target karpenter_workload
+	python3 bench/peers/run --ours $(BUILD)/bench/karpenter_workload
 
 # The seed walkthrough in virtual time: the controller log on stdout, charts in the report.
 demo: binary
@@ -60,7 +74,7 @@ bench-cluster: binary testenv
 ASAN_EXCLUDE ?= ^DisruptionScenarios\.TheDiurnalDayKeepsEveryInvariant$$
 test: check test-asan
 
-check: build testenv
+check: build testenv peers
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps testenv

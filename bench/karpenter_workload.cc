@@ -3,7 +3,7 @@
 //
 //   karpenter_workload [--sizes 1,50,...] [--runs 5] [--preference-pods 4000]
 //                      [--binpacking-scale 1.0] [--skip-preferences] [--skip-binpacking] [--check]
-//                      [--no-repack]
+//                      [--no-repack] [--json]
 //
 // Each size is solved --runs times; the table shows the median wall time (and the minimum, and
 // the median thread CPU time, which other load on a shared machine does not inflate). Times cover solver::Solve only
@@ -11,6 +11,8 @@
 // Karpenter computes none; one more solve with the bound fills the "LP bound" column and its
 // time the "+LP s" column ("price/LB" is price / bound). "FFD price" is
 // bench::FirstFitDecreasing (topology-relaxed).
+// --json prints one JSON object per scenario instead of the tables, with every run's wall and CPU
+// seconds (bench/peers/run reads it to put the solver beside Karpenter's own benchmark).
 // --check exits 1 when a solve leaves pods unscheduled or misses the expected node count.
 #include <cstdio>
 #include <cstdlib>
@@ -34,12 +36,13 @@ struct Flags {
   bool binpacking = true;
   bool check = false;
   bool repack = true;  // --no-repack: SchedulerOptions::repack off (Karpenter's packing as is)
+  bool json = false;
 };
 
 [[noreturn]] void Usage(const char* message) {
   std::fprintf(stderr,
                "%s\nusage: karpenter_workload [--sizes N,N,...] [--runs R] [--preference-pods P]\n"
-               "       [--binpacking-scale S] [--skip-preferences] [--skip-binpacking] [--check] [--no-repack]\n",
+               "       [--binpacking-scale S] [--skip-preferences] [--skip-binpacking] [--check] [--no-repack] [--json]\n",
                message);
   std::exit(64);
 }
@@ -68,6 +71,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.binpacking = false;
     } else if (arg == "--no-repack") {
       f.repack = false;
+    } else if (arg == "--json") {
+      f.json = true;
     } else if (arg == "--check") {
       f.check = true;
     } else {
@@ -84,6 +89,7 @@ const std::map<int, double>& KarpenterSeconds() {
 }
 
 bool g_repack = true;  // Flags::repack, for Measure
+bool g_json = false;   // Flags::json, for PrintHeader and Print
 
 struct Row {
   std::string scenario;
@@ -96,6 +102,7 @@ struct Row {
   double lower_bound_s = 0;  // one solve with the LP bound computed
   BaselinePlan baseline;
   double peer_s = 0;  // 0: no published figure
+  std::vector<double> seconds, cpu_seconds;  // every run, in order
 };
 
 Row Measure(const std::string& scenario, const solver::Snapshot& snapshot,
@@ -116,6 +123,8 @@ Row Measure(const std::string& scenario, const solver::Snapshot& snapshot,
       row.price = t.results.price_per_hour;
     }
   }
+  row.seconds = seconds;
+  row.cpu_seconds = cpu_seconds;
   row.median_s = Median(seconds);
   row.min_s = *std::min_element(seconds.begin(), seconds.end());
   row.median_cpu_s = Median(cpu_seconds);
@@ -128,12 +137,30 @@ Row Measure(const std::string& scenario, const solver::Snapshot& snapshot,
 }
 
 void PrintHeader() {
+  if (g_json) return;
   std::printf("%-22s %7s %7s %7s %10s %10s %10s %11s %10s %10s %8s %10s %8s %10s %8s\n", "scenario",
               "pods", "placed", "nodes", "median s", "min s", "cpu s", "pods/s", "price/h", "LP bound",
               "price/LB", "FFD price", "+LP s", "peer s", "ratio");
 }
 
+void PrintJsonArray(const char* name, const std::vector<double>& v) {
+  std::printf(",\"%s\":[", name);
+  for (size_t i = 0; i < v.size(); ++i) std::printf("%s%.9f", i ? "," : "", v[i]);
+  std::printf("]");
+}
+
 void Print(const Row& r) {
+  if (g_json) {
+    std::printf("{\"scenario\":\"%s\",\"pods\":%d,\"placed\":%d,\"nodes\":%zu,\"price\":%.6f,"
+                "\"lower_bound\":%.6f,\"ffd_price\":%.6f",
+                r.scenario.c_str(), r.pods, r.scheduled, r.nodes, r.price, r.lower_bound,
+                r.baseline.price_per_hour);
+    PrintJsonArray("seconds", r.seconds);
+    PrintJsonArray("cpu_seconds", r.cpu_seconds);
+    std::printf("}\n");
+    std::fflush(stdout);
+    return;
+  }
   const double pods_per_s = r.median_s > 0 ? r.pods / r.median_s : 0;
   const double bound_ratio = r.lower_bound > 0 ? r.price / r.lower_bound : 0;
   std::printf("%-22s %7d %7d %7zu %10.4f %10.4f %10.4f %11.0f %10.2f %10.2f %8.3f %10.2f %8.3f",
@@ -151,6 +178,7 @@ void Print(const Row& r) {
 int Run(const Flags& flags) {
   int failures = 0;
   g_repack = flags.repack;
+  g_json = flags.json;
   auto expect = [&](bool ok, const std::string& what) {
     if (!ok) {
       std::fprintf(stderr, "CHECK FAILED: %s\n", what.c_str());
@@ -159,7 +187,7 @@ int Run(const Flags& flags) {
   };
   const cloud::InstanceTypes types = FakeInstanceTypes(400);
 
-  std::printf("Karpenter scheduling benchmark: fake.InstanceTypes(400), one NodePool, %d run(s) per size\n",
+  if (!g_json) std::printf("Karpenter scheduling benchmark: fake.InstanceTypes(400), one NodePool, %d run(s) per size\n",
               flags.runs);
   PrintHeader();
   for (int n : flags.sizes) {
@@ -179,7 +207,7 @@ int Run(const Flags& flags) {
   }
 
   if (flags.preferences && flags.preference_pods > 0) {
-    std::printf("\nPreference pods: preferred zone test-zone-1, preferred anti-affinity on zone (10) and hostname (1)\n");
+    if (!g_json) std::printf("\nPreference pods: preferred zone test-zone-1, preferred anti-affinity on zone (10) and hostname (1)\n");
     PrintHeader();
     solver::Snapshot snapshot =
         PendingSnapshot(PreferencePods(flags.preference_pods), types, FakeWellKnownLabels());
@@ -196,7 +224,7 @@ int Run(const Flags& flags) {
   }
 
   if (flags.binpacking && flags.binpacking_scale > 0) {
-    std::printf("\nCluster Autoscaler binpacking estimate: 1000m / 5000 B / 100 pods nodes, pods (50m,100) and (95m,190)\n");
+    if (!g_json) std::printf("\nCluster Autoscaler binpacking estimate: 1000m / 5000 B / 100 pods nodes, pods (50m,100) and (95m,190)\n");
     PrintHeader();
     solver::Snapshot snapshot = PendingSnapshot(BinpackingPods(flags.binpacking_scale),
                                                 BinpackingInstanceTypes(), scheduling::WellKnownLabels());
@@ -204,7 +232,7 @@ int Run(const Flags& flags) {
     if (flags.binpacking_scale == 1.0) row.peer_s = 3.76;
     Print(row);
     const int64_t optimum = BinpackingOptimalNodes(flags.binpacking_scale);
-    std::printf("optimum %lld nodes (total CPU / node CPU)\n", static_cast<long long>(optimum));
+    if (!g_json) std::printf("optimum %lld nodes (total CPU / node CPU)\n", static_cast<long long>(optimum));
     if (flags.check) {
       expect(row.scheduled == row.pods, "binpacking: not every pod placed");
       expect(static_cast<int64_t>(row.nodes) == optimum,
