@@ -767,9 +767,12 @@ class Dockerfile(unittest.TestCase):
         self.assertRegex(text, r'(?m)^ENTRYPOINT \["/nodesmith"\]$')
         runtime = re.split(r"(?m)^FROM\s", text)[-1]
         self.assertNotIn("-dev", runtime)
-        # The build stage installs the project's build dependencies (scripts/install-deps.sh).
+        # The build stage installs the project's build dependencies (scripts/install-deps.sh's
+        # `packages`; its `fuzz` group is for `make fuzz` only).
         with open(os.path.join(SOURCE_DIR, "scripts", "install-deps.sh")) as f:
-            deps = set(re.findall(r"\b(lib[a-z0-9.+-]+-dev|nlohmann-json3-dev|coinor-libclp-dev)\b", f.read()))
+            packages = re.search(r"(?ms)^packages=\((.*?)^\)", f.read()).group(1)
+        deps = set(re.findall(r"\b(lib[a-z0-9.+-]+-dev|nlohmann-json3-dev|coinor-libclp-dev)\b", packages))
+        self.assertIn("libcurl4-openssl-dev", deps)
         build = re.split(r"(?m)^FROM\s", text)[1]
         for d in deps - {"libgtest-dev", "libgmock-dev", "libbenchmark-dev"}:
             self.assertIn(d, build)
