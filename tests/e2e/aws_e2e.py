@@ -279,6 +279,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         created = c.wait_for_log("created nodeclaim", timeout=90)
         claim_name = created["NodeClaim"]["name"]
         launched = c.wait_for_log("launched nodeclaim", timeout=60)
+        self.assertTrue(self.templates(), "the launch made a template")
         self.assertRegex(launched["provider-id"], r"^aws:///us-west-2[ab]/i-[0-9a-f]+$")
 
         kubelets = Kubelets(self.ec2)
@@ -344,15 +345,18 @@ class AwsWalkthroughTest(unittest.TestCase):
         # Deleting the class: its finalizer holds it until its launch templates are deleted.
         nc = ENV.get_json("ec2nodeclass", "default")
         self.assertIn("karpenter.k8s.aws/termination", nc["metadata"].get("finalizers", []))
-        def templates():
-            return self.ec2.describe_launch_templates(Filters=[
-                {"Name": "tag:karpenter.k8s.aws/ec2nodeclass", "Values": ["default"]}])["LaunchTemplates"]
-        self.assertTrue(templates(), "the launch made a template")
+        # The launch's template was asserted right after the launch: by now the one-minute TTL of
+        # unused templates may have deleted it, so what is asserted here is that none is left.
         ENV.kubectl("delete", "ec2nodeclass", "default", "--wait=false")
         wait_for(lambda: not [x for x in ENV.items("ec2nodeclasses") if x["metadata"]["name"] == "default"]
                  or None, 60, "the EC2NodeClass deleted")
-        self.assertEqual(templates(), [])
+        self.assertEqual(self.templates(), [])
         self.assertEqual(c.terminate(), 0)
+
+    def templates(self):
+        """The launch templates nodesmith made for the EC2NodeClass "default"."""
+        return self.ec2.describe_launch_templates(Filters=[
+            {"Name": "tag:karpenter.k8s.aws/ec2nodeclass", "Values": ["default"]}])["LaunchTemplates"]
 
     def inflate(self, replicas):
         """The seed's inflate Deployment in the test's namespace, scaled from 0 to `replicas`."""
