@@ -9,11 +9,14 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cloud/aws/aws_session.h"
+#include "core/base64.h"
 #include "core/system_clock.h"
 
 namespace nodesmith::testing {
@@ -158,6 +161,33 @@ inline void ResetMoto() {
   r.url = vars["AWS_ENDPOINT_URL"] + "/moto-api/reset";
   auto answer = http.Send(r);
   ASSERT_TRUE(answer.ok() && answer->status == 200) << "moto reset failed at " << r.url;
+}
+
+// moto's recorder: POST /moto-api/recorder/<verb> ("reset-recording", "start-recording",
+// "stop-recording"), GET for "download-recording" (one JSON line per request).
+inline std::string MotoRecorder(const std::string& verb) {
+  aws::CurlHttpClient http;
+  aws::HttpRequest r;
+  r.method = verb == "download-recording" ? "GET" : "POST";
+  r.url = MotoEnvironment()["AWS_ENDPOINT_URL"] + "/moto-api/recorder/" + verb;
+  auto answer = http.Send(r);
+  EXPECT_TRUE(answer.ok() && answer->status == 200) << r.url;
+  return answer.ok() ? answer->body : "";
+}
+
+// The form bodies of the recorded requests for `action` (moto keeps them base64-encoded).
+inline std::vector<std::string> RecordedBodies(const std::string& action) {
+  std::vector<std::string> bodies;
+  std::istringstream lines(MotoRecorder("download-recording"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("body") || !j["body"].is_string()) continue;
+    std::string body = j["body"];
+    if (j.value("body_encoded", false)) body = core::Base64Decode(body).value_or("");
+    if (body.find("Action=" + action + "&") != std::string::npos) bodies.push_back(body);
+  }
+  return bodies;
 }
 
 }  // namespace nodesmith::testing

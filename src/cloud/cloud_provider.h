@@ -35,6 +35,19 @@ class CloudProvider {
   // options. Returns the NodeClaim with status.providerID, capacity, allocatable and the labels
   // of the launched type, zone and capacity type filled in.
   virtual core::Result<api::NodeClaim> Create(const api::NodeClaim& node_claim) = 0;
+  // How many launches CreateAll merges into one call to the cloud (EC2's CreateFleet takes a
+  // total target capacity); 1 when every launch is a call of its own.
+  virtual size_t MaxLaunchBatch() const { return 1; }
+  // Launches every NodeClaim as Create launches one: one result per NodeClaim, in order. A
+  // provider whose cloud launches several instances in one call overrides it, so a burst of
+  // NodeClaims costs one call, not one each.
+  virtual std::vector<core::Result<api::NodeClaim>> CreateAll(
+      const std::vector<api::NodeClaim>& node_claims) {
+    std::vector<core::Result<api::NodeClaim>> out;
+    out.reserve(node_claims.size());
+    for (const api::NodeClaim& c : node_claims) out.push_back(Create(c));
+    return out;
+  }
   // Terminates the instance behind the NodeClaim's providerID. NotFound once it is gone.
   virtual core::Status Delete(const api::NodeClaim& node_claim) = 0;
   // The instance with that provider id, as a NodeClaim (status filled, labels of the type).

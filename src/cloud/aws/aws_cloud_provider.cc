@@ -289,7 +289,8 @@ core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeC
   return denied("RunInstancesAuthCheckFailed", "RunInstances", first);
 }
 
-core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
+core::Result<AwsCloudProvider::PreparedLaunch> AwsCloudProvider::PrepareLaunch(
+    const api::NodeClaim& node_claim) {
   const std::string& class_name = node_claim.spec.node_class_ref.name;
   auto node_class = options_.node_classes ? options_.node_classes(class_name)
                                           : core::Result<api::EC2NodeClass>(core::Status::NotFound("no node classes"));
@@ -319,7 +320,6 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   }
   auto templates = EnsureLaunchTemplates(*node_class, rc, node_claim, instance_profile);
   if (!templates.ok()) return templates.status();
-  Tags tags = TagsFor(*node_class, node_claim);
 
   FleetPlanInput in;
   in.instance_types = options_.instance_types;
@@ -329,44 +329,96 @@ core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node
   in.search.catalog_source = "aws";
   const core::Time now = clock_.Now();
   in.search.unavailable = [this, now](const cloud::OfferingRef& o) { return unavailable_.IsUnavailable(o, now); };
-  // The fleet's tags name the NodeClaim too (the shared launch template's cannot).
-  in.tags = tags;
-  in.tags.emplace_back(kTagNodeClaim, node_claim.metadata.name);
-  std::sort(in.tags.begin(), in.tags.end());
+  // As Karpenter's, the tags name no NodeClaim (the tagging controller adds it once the node
+  // joined), so equal launches make equal requests and a batch merges them into one fleet.
+  in.tags = TagsFor(*node_class, node_claim);
   auto plan = PlanFleet(in);
   if (!plan.ok()) return plan.status();
-  auto fleet = session_.ec2().CreateFleet(plan->request);
-  if (!fleet.ok()) {
-    if (IsInsufficientCapacityCode(ErrorCodeOf(fleet.status())))
-      return core::Status::Unavailable("insufficient capacity: " + fleet.status().message());
-    return fleet.status().WithPrefix("launching NodeClaim " + node_claim.metadata.name);
-  }
-  FleetOutcome outcome = InterpretFleet(*fleet, *plan, node_claim.metadata.name);
-  for (const cloud::OfferingRef& o : outcome.unavailable) unavailable_.Mark(o, now + options_.unavailable_for);
-  if (!outcome.launched) return outcome.error;
+  PreparedLaunch out{std::move(plan).value(), rc.images,
+                     EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64)};
+  return out;
+}
 
-  auto choice = plan->offering_of.find({outcome.instance.instance_type, outcome.instance.zone});
-  if (choice == plan->offering_of.end()) {
-    return core::Status::Internal("CreateFleet launched " + outcome.instance.instance_id + " as " +
-                                  outcome.instance.instance_type + " in " + outcome.instance.zone +
+core::Result<api::NodeClaim> AwsCloudProvider::LaunchedAs(const api::NodeClaim& node_claim,
+                                                          const PreparedLaunch& launch,
+                                                          const FleetInstance& instance) const {
+  auto choice = launch.plan.offering_of.find({instance.instance_type, instance.zone});
+  if (choice == launch.plan.offering_of.end()) {
+    return core::Status::Internal("CreateFleet launched " + instance.instance_id + " as " +
+                                  instance.instance_type + " in " + instance.zone +
                                   ", which the request did not offer");
   }
   const cloud::InstanceType& type = *choice->second.type;
   const cloud::Offering& offering = *choice->second.offering;
   api::NodeClaim launched = cloud::LaunchedNodeClaim(
       node_claim, type, offering, session_.region(),
-      std::string(kAwsProviderIdPrefix) + outcome.instance.zone + "/" + outcome.instance.instance_id);
+      std::string(kAwsProviderIdPrefix) + instance.zone + "/" + instance.instance_id);
   // The image of the instance's architecture, for AMI drift.
   const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
-  for (const ResolvedImage& image : rc.images)
+  for (const ResolvedImage& image : launch.images)
     if (arch != nullptr && KubernetesArchOf(image.architecture) == arch->Any()) {
       launched.status.image_id = image.id;
       break;
     }
   // What it was launched from, for NodeClassDrift.
-  api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp,
-                    EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64));
+  api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp, launch.node_class_hash);
   return launched;
+}
+
+core::Result<api::NodeClaim> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
+  return std::move(CreateAll({node_claim})[0]);
+}
+
+std::vector<core::Result<api::NodeClaim>> AwsCloudProvider::CreateAll(
+    const std::vector<api::NodeClaim>& node_claims) {
+  std::vector<core::Result<api::NodeClaim>> out(
+      node_claims.size(), core::Status::Internal("not launched"));
+  // Equal requests, in the order their first NodeClaim came: one fleet each.
+  std::vector<PreparedLaunch> launches;
+  std::vector<std::vector<size_t>> batches;  // indexes into node_claims, per launch
+  for (size_t i = 0; i < node_claims.size(); ++i) {
+    auto prepared = PrepareLaunch(node_claims[i]);
+    if (!prepared.ok()) {
+      out[i] = prepared.status();
+      continue;
+    }
+    size_t b = 0;
+    while (b < launches.size() &&
+           (!(launches[b].plan.request == prepared->plan.request) || batches[b].size() >= kMaxLaunchBatch))
+      ++b;
+    if (b == launches.size()) {
+      launches.push_back(std::move(prepared).value());
+      batches.emplace_back();
+    }
+    batches[b].push_back(i);
+  }
+
+  for (size_t b = 0; b < launches.size(); ++b) {
+    const PreparedLaunch& launch = launches[b];
+    const std::vector<size_t>& batch = batches[b];
+    std::string names;
+    for (size_t i : batch) names += (names.empty() ? "" : ", ") + node_claims[i].metadata.name;
+    CreateFleetRequest request = launch.plan.request;
+    request.total_target_capacity = static_cast<int64_t>(batch.size());
+    auto fleet = session_.ec2().CreateFleet(request);
+    if (!fleet.ok()) {
+      core::Status failed =
+          IsInsufficientCapacityCode(ErrorCodeOf(fleet.status()))
+              ? core::Status::Unavailable("insufficient capacity: " + fleet.status().message())
+              : fleet.status().WithPrefix("launching NodeClaim " + names);
+      for (size_t i : batch) out[i] = failed;
+      continue;
+    }
+    FleetOutcome outcome = InterpretFleet(*fleet, launch.plan, batch.size(), names);
+    const core::Time now = clock_.Now();
+    for (const cloud::OfferingRef& o : outcome.unavailable) unavailable_.Mark(o, now + options_.unavailable_for);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      out[batch[k]] = k < outcome.instances.size()
+                          ? LaunchedAs(node_claims[batch[k]], launch, outcome.instances[k])
+                          : core::Result<api::NodeClaim>(outcome.error);
+    }
+  }
+  return out;
 }
 
 core::Status AwsCloudProvider::DeleteLaunchTemplates(const std::string& node_class) {

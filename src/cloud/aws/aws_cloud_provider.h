@@ -45,6 +45,8 @@
 namespace nodesmith::aws {
 
 inline constexpr const char* kAwsProviderIdPrefix = "aws:///";
+// The most launches one CreateFleet carries (Karpenter's batcher's MaxItems).
+inline constexpr size_t kMaxLaunchBatch = 1000;
 
 // The cluster the instances join, as their user data says it.
 struct ClusterIdentity {
@@ -85,6 +87,13 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   AwsCloudProvider(AwsSession& session, const core::Clock& clock, AwsCloudProviderOptions options);
 
   core::Result<api::NodeClaim> Create(const api::NodeClaim& node_claim) override;
+  size_t MaxLaunchBatch() const override { return kMaxLaunchBatch; }
+  // Launches whose fleet requests are equal (the same templates, overrides, capacity type and
+  // tags: NodeClaims of one shape from one NodePool) become one CreateFleet for as many
+  // instances, as Karpenter's CreateFleet batcher merges them; its instances are handed out in
+  // order and the launches left without one get the fleet's errors.
+  std::vector<core::Result<api::NodeClaim>> CreateAll(
+      const std::vector<api::NodeClaim>& node_claims) override;
   core::Status Delete(const api::NodeClaim& node_claim) override;
   core::Result<api::NodeClaim> Get(const std::string& provider_id) const override;
   std::vector<api::NodeClaim> List() const override;
@@ -126,6 +135,17 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
     ResolvedNodeClass resolved;
     core::Time at;
   };
+  // One NodeClaim's fleet request, and what its answer is read with.
+  struct PreparedLaunch {
+    FleetPlan plan;
+    std::vector<ResolvedImage> images;  // the class's, for the instance's image id
+    std::string node_class_hash;        // stamped on the NodeClaim, for NodeClassDrift
+  };
+  // Resolves the NodeClaim's class, makes its launch templates and plans its fleet.
+  core::Result<PreparedLaunch> PrepareLaunch(const api::NodeClaim& node_claim);
+  // The NodeClaim as `instance`, which a fleet of `launch` gave it.
+  core::Result<api::NodeClaim> LaunchedAs(const api::NodeClaim& node_claim, const PreparedLaunch& launch,
+                                          const FleetInstance& instance) const;
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
   // The templates `node_claim` launches from, one per architecture the class has a standard
   // image for, made when missing; by Kubernetes architecture.

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "aws_cloud_provider_fixture.h"
 #include "cloud/aws/nodeclass_hash.h"
 #include "scheduling/well_known_labels.h"
@@ -13,7 +15,9 @@ namespace nodesmith::aws {
 namespace {
 
 using ::testing::HasSubstr;
+using nodesmith::testing::MotoRecorder;
 using nodesmith::testing::PutMotoParameter;
+using nodesmith::testing::RecordedBodies;
 
 using AwsCloudProviderMotoTest = nodesmith::testing::AwsCloudProviderFixture;
 
@@ -31,7 +35,9 @@ TEST_F(AwsCloudProviderMotoTest, ANodeClaimLaunchesOneInstanceThatIsFoundAndTerm
 
   auto got = provider_->Get(id);
   ASSERT_TRUE(got.ok()) << got.status().message();
-  EXPECT_EQ(got->metadata.name, "default-7xk2p");  // from the karpenter.sh/nodeclaim tag
+  // The instance names no NodeClaim until its node joined (the tagging controller's
+  // karpenter.sh/nodeclaim), as Karpenter's; the cluster knows it by its provider id.
+  EXPECT_EQ(got->metadata.name, "");
   EXPECT_EQ(got->metadata.labels.at("karpenter.sh/capacity-type"), "spot");
   auto listed = provider_->List();
   ASSERT_EQ(listed.size(), 1u);
@@ -43,6 +49,46 @@ TEST_F(AwsCloudProviderMotoTest, ANodeClaimLaunchesOneInstanceThatIsFoundAndTerm
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.status().code(), core::StatusCode::kNotFound);
   EXPECT_TRUE(provider_->List().empty());
+}
+
+// The value of `param` in a recorded form body ("" when absent).
+std::string FormValue(const std::string& body, const std::string& param) {
+  size_t at = body.find(param + "=");
+  if (at == std::string::npos) return "";
+  at += param.size() + 1;
+  return body.substr(at, body.find('&', at) - at);
+}
+
+TEST_F(AwsCloudProviderMotoTest, NodeClaimsOfOneShapeLaunchedTogetherAreOneFleet) {
+  // Three NodeClaims of one shape and one that needs a bigger type, launched at once (a burst
+  // the provisioner planned in one pass).
+  std::vector<api::NodeClaim> claims = {Claim("default-b1"), Claim("default-b2"), Claim("default-b3"),
+                                        Claim("default-big")};
+  claims[3].spec.resource_requests = api::ResourceList{{"cpu", api::Quantity::MustParse("14")}};
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  auto launched = provider_->CreateAll(claims);
+  MotoRecorder("stop-recording");
+
+  // Two fleets: the three equal launches as one for three instances, the other alone.
+  std::vector<std::string> fleets = RecordedBodies("CreateFleet");
+  ASSERT_EQ(fleets.size(), 2u);
+  EXPECT_EQ(FormValue(fleets[0], "TargetCapacitySpecification.TotalTargetCapacity"), "3");
+  EXPECT_EQ(FormValue(fleets[1], "TargetCapacitySpecification.TotalTargetCapacity"), "1");
+  EXPECT_EQ(RecordedBodies("CreateLaunchTemplate").size(), 1u) << "one template serves every launch";
+
+  // Each NodeClaim got an instance of its own, of the type its fleet offered first.
+  ASSERT_EQ(launched.size(), 4u);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < launched.size(); ++i) {
+    ASSERT_TRUE(launched[i].ok()) << claims[i].metadata.name << ": " << launched[i].status().message();
+    EXPECT_EQ(launched[i]->metadata.name, claims[i].metadata.name);
+    ids.insert(launched[i]->status.provider_id);
+  }
+  EXPECT_EQ(ids.size(), 4u);
+  EXPECT_EQ(launched[0]->metadata.labels.at("node.kubernetes.io/instance-type"), "c5.2xlarge");
+  EXPECT_EQ(launched[3]->metadata.labels.at("node.kubernetes.io/instance-type"), "c5.4xlarge");
+  EXPECT_EQ(provider_->List().size(), 4u);
 }
 
 TEST_F(AwsCloudProviderMotoTest, LaunchesShareOneLaunchTemplateWithTheClassesTags) {

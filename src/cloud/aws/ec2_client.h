@@ -108,11 +108,13 @@ struct FleetOverride {
   std::string zone;
   std::string image_id;  // empty: the launch template's
   std::optional<double> priority;
+  bool operator==(const FleetOverride&) const = default;
 };
 
 struct FleetLaunchTemplateConfig {
   std::string launch_template_name;
   std::vector<FleetOverride> overrides;
+  bool operator==(const FleetLaunchTemplateConfig&) const = default;
 };
 
 struct CreateFleetRequest {
@@ -122,6 +124,8 @@ struct CreateFleetRequest {
   Tags tags;  // on the fleet, the instances and the volumes
   std::string client_token;  // idempotency; empty: none
   bool dry_run = false;
+  // Equal requests launch alike: a batch sends one of them for the total of their capacities.
+  bool operator==(const CreateFleetRequest&) const = default;
 };
 
 // One instance from a launch template in a subnet: what RunInstances' dry run asks to be allowed.

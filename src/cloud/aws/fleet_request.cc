@@ -91,43 +91,40 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
   return plan;
 }
 
-FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan,
-                            const std::string& node_claim_name) {
+FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan, size_t wanted,
+                            const std::string& node_claims) {
   FleetOutcome out;
   for (const FleetInstance& i : result.instances) {
-    if (i.instance_id.empty()) continue;
-    out.instance = i;
-    out.launched = true;
-    return out;
+    if (out.instances.size() == wanted) break;  // more than asked for: not ours to hand out
+    if (!i.instance_id.empty()) out.instances.push_back(i);
   }
-  bool all_capacity = !result.errors.empty();
-  for (const FleetError& e : result.errors) {
-    if (!IsInsufficientCapacityCode(e.code)) {
-      all_capacity = false;
-      continue;
-    }
-    if (!e.instance_type.empty() && !e.zone.empty())
+  for (const FleetError& e : result.errors)
+    if (IsInsufficientCapacityCode(e.code) && !e.instance_type.empty() && !e.zone.empty())
       out.unavailable.push_back({e.instance_type, e.zone, plan.request.capacity_type});
-  }
   std::sort(out.unavailable.begin(), out.unavailable.end());
   out.unavailable.erase(std::unique(out.unavailable.begin(), out.unavailable.end()), out.unavailable.end());
-  if (all_capacity) {
+  if (out.instances.size() == wanted) return out;
+
+  // Some launches are left without an instance: say why, for them.
+  const std::string short_by =
+      wanted == 1 ? "" : " (" + std::to_string(out.instances.size()) + " of " + std::to_string(wanted) + " launched)";
+  const FleetError* first_other = nullptr;
+  for (const FleetError& e : result.errors)
+    if (!IsInsufficientCapacityCode(e.code)) {
+      first_other = &e;
+      break;
+    }
+  if (!result.errors.empty() && first_other == nullptr) {
     out.error = core::Status::Unavailable("insufficient capacity: CreateFleet launched nothing for NodeClaim " +
-                                          node_claim_name + ": " + result.errors[0].code + ": " +
+                                          node_claims + short_by + ": " + result.errors[0].code + ": " +
                                           result.errors[0].message + " (" +
                                           cloud::DescribeOfferings(out.unavailable) + ")");
     return out;
   }
-  const FleetError* first = nullptr;
-  for (const FleetError& e : result.errors)
-    if (!IsInsufficientCapacityCode(e.code)) {
-      first = &e;
-      break;
-    }
   out.error = core::Status::Internal(
-      "launching NodeClaim " + node_claim_name + " failed: " +
-      (first == nullptr ? std::string("CreateFleet answered without an instance or an error")
-                        : first->code + ": " + first->message) +
+      "launching NodeClaim " + node_claims + " failed" + short_by + ": " +
+      (first_other == nullptr ? std::string("CreateFleet answered without an instance or an error")
+                              : first_other->code + ": " + first_other->message) +
       (result.fleet_id.empty() ? "" : " (fleet " + result.fleet_id + ")"));
   return out;
 }

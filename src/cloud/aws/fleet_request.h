@@ -5,10 +5,11 @@
 // allows it and some compatible spot offering is available, else on-demand; the overrides are
 // every compatible available offering of that capacity type in a zone the class has a subnet in,
 // the 60 cheapest instance types at most, one launch template per architecture, the offering's
-// price as its priority, the template of the cheapest override first. InterpretFleet takes the
-// first instance; an answer without one is insufficient capacity when every error is a capacity
+// price as its priority, the template of the cheapest override first. InterpretFleet hands out
+// the instances of the answer, one per launch, as Karpenter's CreateFleet batcher does; the
+// launches left without one failed for insufficient capacity when every error is a capacity
 // error (the offerings tried are returned so the caller can mark them unavailable for 3
-// minutes), a launch failure naming the first error otherwise. Pure functions.
+// minutes), with a launch failure naming the first other error otherwise. Pure functions.
 #pragma once
 
 #include <map>
@@ -62,13 +63,15 @@ struct FleetPlan {
 core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input);
 
 struct FleetOutcome {
-  FleetInstance instance;                          // valid when launched
-  bool launched = false;
+  // The instances launched, in the answer's order, at most as many as were asked for.
+  std::vector<FleetInstance> instances;
   std::vector<cloud::OfferingRef> unavailable;     // to mark for 3 minutes
-  core::Status error;                              // when not launched
+  core::Status error;                              // for the launches left without an instance
 };
 
-FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan,
-                            const std::string& node_claim_name);
+// The answer to a fleet of `wanted` instances (a batch of equal launches asks for several);
+// `node_claims` names them in the error.
+FleetOutcome InterpretFleet(const CreateFleetResult& result, const FleetPlan& plan, size_t wanted,
+                            const std::string& node_claims);
 
 }  // namespace nodesmith::aws

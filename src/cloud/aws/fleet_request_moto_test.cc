@@ -5,10 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "cloud/aws_catalog.h"
-#include "core/base64.h"
 #include "cloud/aws/nodeclass_selectors.h"
 #include "cloud/aws/sigv4.h"
 #include "moto_test_env.h"
@@ -20,34 +17,9 @@ using ::testing::HasSubstr;
 using nodesmith::testing::MakeTestNetwork;
 using nodesmith::testing::MotoEnvironment;
 using nodesmith::testing::MotoSession;
+using nodesmith::testing::MotoRecorder;
+using nodesmith::testing::RecordedBodies;
 using nodesmith::testing::ResetMoto;
-
-// moto's recorder: POST /moto-api/recorder/<verb>; the recording is one JSON line per request.
-std::string Recorder(const std::string& verb) {
-  CurlHttpClient http;
-  HttpRequest r;
-  r.method = verb == "download-recording" ? "GET" : "POST";
-  r.url = MotoEnvironment()["AWS_ENDPOINT_URL"] + "/moto-api/recorder/" + verb;
-  auto answer = http.Send(r);
-  EXPECT_TRUE(answer.ok() && answer->status == 200) << r.url;
-  return answer.ok() ? answer->body : "";
-}
-
-
-// The form bodies of the recorded requests for `action` (moto keeps them base64-encoded).
-std::vector<std::string> RecordedBodies(const std::string& action) {
-  std::vector<std::string> bodies;
-  std::istringstream lines(Recorder("download-recording"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("body") || !j["body"].is_string()) continue;
-    std::string body = j["body"];
-    if (j.value("body_encoded", false)) body = core::Base64Decode(body).value_or("");
-    if (body.find("Action=" + action + "&") != std::string::npos) bodies.push_back(body);
-  }
-  return bodies;
-}
 
 std::string TagValue(const Tags& tags, const std::string& key) {
   for (const auto& [k, v] : tags)
@@ -91,16 +63,16 @@ TEST(FleetRequestMotoTest, ANodeClaimBecomesOneTaggedSpotFleetAndOneInstance) {
   auto plan = PlanFleet(in);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
 
-  Recorder("reset-recording");
-  Recorder("start-recording");
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
   auto fleet = session->ec2().CreateFleet(plan->request);
-  Recorder("stop-recording");
+  MotoRecorder("stop-recording");
   ASSERT_TRUE(fleet.ok()) << fleet.status().message();
-  FleetOutcome outcome = InterpretFleet(*fleet, *plan, claim.metadata.name);
-  ASSERT_TRUE(outcome.launched) << outcome.error.message();
+  FleetOutcome outcome = InterpretFleet(*fleet, *plan, 1, claim.metadata.name);
+  ASSERT_EQ(outcome.instances.size(), 1u) << outcome.error.message();
   // moto launches the first override: the cheapest fitting type (8 vCPUs for 6 requested).
-  EXPECT_EQ(outcome.instance.instance_type, plan->request.configs[0].overrides[0].instance_type);
-  EXPECT_EQ(outcome.instance.instance_type, "c5.2xlarge");
+  EXPECT_EQ(outcome.instances[0].instance_type, plan->request.configs[0].overrides[0].instance_type);
+  EXPECT_EQ(outcome.instances[0].instance_type, "c5.2xlarge");
 
   std::vector<std::string> sent = RecordedBodies("CreateFleet");
   ASSERT_EQ(sent.size(), 1u);
@@ -116,7 +88,7 @@ TEST(FleetRequestMotoTest, ANodeClaimBecomesOneTaggedSpotFleetAndOneInstance) {
   for (const char* type : {"fleet", "instance", "volume"}) EXPECT_THAT(body, HasSubstr(std::string("ResourceType=") + type));
   EXPECT_THAT(body, HasSubstr("Tag.1.Key=eks%3Aeks-cluster-name"));
 
-  auto described = session->ec2().DescribeInstances({}, {outcome.instance.instance_id});
+  auto described = session->ec2().DescribeInstances({}, {outcome.instances[0].instance_id});
   ASSERT_TRUE(described.ok() && described->size() == 1);
   const Instance& instance = (*described)[0];
   EXPECT_TRUE(instance.is_spot());

@@ -130,25 +130,54 @@ TEST(FleetRequestTest, AFleetAnswerIsAnInstanceOrTheReasonThereIsNone) {
   auto plan = PlanFleet(Input(&claim));
   ASSERT_TRUE(plan.ok());
   CreateFleetResult launched{"fleet-1", {{"i-1", "m5.xlarge", "us-west-2b", "subnet-b", "spot"}}, {}};
-  FleetOutcome ok = InterpretFleet(launched, *plan, claim.metadata.name);
-  EXPECT_TRUE(ok.launched);
-  EXPECT_EQ(ok.instance.instance_id, "i-1");
+  FleetOutcome ok = InterpretFleet(launched, *plan, 1, claim.metadata.name);
+  ASSERT_EQ(ok.instances.size(), 1u);
+  EXPECT_EQ(ok.instances[0].instance_id, "i-1");
 
   CreateFleetResult ice{"fleet-2", {},
                         {{"InsufficientInstanceCapacity", "no capacity", "m5.xlarge", "us-west-2a", "subnet-a"},
                          {"InsufficientInstanceCapacity", "no capacity", "m5.xlarge", "us-west-2b", "subnet-b"}}};
-  FleetOutcome full = InterpretFleet(ice, *plan, claim.metadata.name);
-  EXPECT_FALSE(full.launched);
+  FleetOutcome full = InterpretFleet(ice, *plan, 1, claim.metadata.name);
+  EXPECT_TRUE(full.instances.empty());
   EXPECT_EQ(full.error.code(), core::StatusCode::kUnavailable);
   ASSERT_EQ(full.unavailable.size(), 2u);
   EXPECT_EQ(full.unavailable[0].String(), "m5.xlarge/us-west-2a/" + plan->request.capacity_type);
 
   CreateFleetResult bad{"fleet-3", {},
                         {{"InvalidLaunchTemplateName.NotFoundException", "no template", "", "", ""}}};
-  FleetOutcome failed = InterpretFleet(bad, *plan, claim.metadata.name);
+  FleetOutcome failed = InterpretFleet(bad, *plan, 1, claim.metadata.name);
   EXPECT_EQ(failed.error.code(), core::StatusCode::kInternal);
   EXPECT_THAT(failed.error.message(), HasSubstr("InvalidLaunchTemplateName.NotFoundException: no template"));
   EXPECT_TRUE(failed.unavailable.empty());
+}
+
+TEST(FleetRequestTest, ABatchedFleetGivesEachLaunchOneInstanceAndTheRestTheReason) {
+  api::NodeClaim claim = Claim({{"node.kubernetes.io/instance-type", "In", {"m5.xlarge"}, std::nullopt}});
+  auto plan = PlanFleet(Input(&claim));
+  ASSERT_TRUE(plan.ok());
+  // Three launches asked for, two instances given: the third is short of capacity.
+  CreateFleetResult partial{"fleet-4",
+                            {{"i-1", "m5.xlarge", "us-west-2a", "subnet-a", "spot"},
+                             {"i-2", "m5.xlarge", "us-west-2a", "subnet-a", "spot"}},
+                            {{"InsufficientInstanceCapacity", "no capacity", "m5.xlarge", "us-west-2b", "subnet-b"}}};
+  FleetOutcome out = InterpretFleet(partial, *plan, 3, "a, b, c");
+  ASSERT_EQ(out.instances.size(), 2u);
+  EXPECT_EQ(out.instances[1].instance_id, "i-2");
+  EXPECT_EQ(out.error.code(), core::StatusCode::kUnavailable);
+  EXPECT_THAT(out.error.message(), HasSubstr("(2 of 3 launched)"));
+  ASSERT_EQ(out.unavailable.size(), 1u);
+  EXPECT_EQ(out.unavailable[0].zone, "us-west-2b");
+
+  // More instances than asked for are not handed out; nothing short, no error.
+  FleetOutcome extra = InterpretFleet(partial, *plan, 1, "a");
+  ASSERT_EQ(extra.instances.size(), 1u);
+  EXPECT_TRUE(extra.error.ok());
+
+  // Short without any error: a launch failure, not insufficient capacity.
+  CreateFleetResult quiet{"fleet-5", {{"i-1", "m5.xlarge", "us-west-2a", "subnet-a", "spot"}}, {}};
+  FleetOutcome short_by = InterpretFleet(quiet, *plan, 2, "a, b");
+  EXPECT_EQ(short_by.error.code(), core::StatusCode::kInternal);
+  EXPECT_THAT(short_by.error.message(), HasSubstr("without an instance or an error"));
 }
 
 }  // namespace

@@ -119,7 +119,34 @@ core::Result<runtime::ReconcileResult> NodeClaimLifecycle::ReconcileClaim(api::N
 }
 
 core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Launch(api::NodeClaim claim) {
-  auto launched = cloud_.Create(claim);
+  // The NodeClaims waiting for a launch go together when the cloud merges launches (Karpenter's
+  // CreateFleet batcher): a burst the provisioner created in one pass costs one call. Those
+  // whose launch failed in another's batch are left to their own reconcile, which reports and
+  // retries it with backoff, so a failing class is not tried again by every other request.
+  std::vector<api::NodeClaim> batch;
+  batch.push_back(std::move(claim));
+  failed_in_batch_.erase(batch[0].metadata.name);
+  if (const size_t most = cloud_.MaxLaunchBatch(); most > 1) {
+    cluster_.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
+      const auto& other = std::get<api::NodeClaim>(o);
+      if (batch.size() >= most || other.metadata.name == batch[0].metadata.name ||
+          other.metadata.deletion_timestamp || other.IsTrue(kConditionLaunched) ||
+          failed_in_batch_.count(other.metadata.name))
+        return;
+      batch.push_back(other);
+    });
+  }
+  std::vector<core::Result<api::NodeClaim>> launched = cloud_.CreateAll(batch);
+  for (size_t i = 1; i < batch.size(); ++i) {
+    std::string name = batch[i].metadata.name;
+    auto recorded = RecordLaunch(std::move(batch[i]), std::move(launched[i]));
+    if (!recorded.ok()) failed_in_batch_.insert(std::move(name));
+  }
+  return RecordLaunch(std::move(batch[0]), std::move(launched[0]));
+}
+
+core::Result<runtime::ReconcileResult> NodeClaimLifecycle::RecordLaunch(
+    api::NodeClaim claim, core::Result<api::NodeClaim> launched) {
   if (!launched.ok()) {
     if (launched.status().code() != core::StatusCode::kUnavailable) {
       return launched.status().WithPrefix("launching nodeclaim " + claim.metadata.name);

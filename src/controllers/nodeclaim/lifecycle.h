@@ -1,7 +1,8 @@
 // NodeClaimLifecycle: takes one NodeClaim from request to a working node, as Karpenter's
 // nodeclaim lifecycle controller.
 //
-//   Launch         CloudProvider::Create; the NodeClaim gets providerID, capacity,
+//   Launch         CloudProvider::CreateAll, with every NodeClaim waiting for its launch when
+//                  the cloud merges launches (MaxLaunchBatch); the NodeClaim gets providerID, capacity,
 //                  allocatable, imageID, the launched type's labels and Launched=True. On
 //                  insufficient capacity (kUnavailable) the NodeClaim is deleted: its pods are
 //                  pending again and the provisioner plans them elsewhere (the cloud already
@@ -17,6 +18,7 @@
 // terminator's. Not thread-safe.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,7 +51,12 @@ class NodeClaimLifecycle : public runtime::Controller {
 
  private:
   core::Result<runtime::ReconcileResult> ReconcileClaim(api::NodeClaim claim);
+  // Launches the NodeClaim, with every other one waiting for its launch when the cloud merges
+  // launches.
   core::Result<runtime::ReconcileResult> Launch(api::NodeClaim claim);
+  // Writes what the cloud answered for the NodeClaim's launch.
+  core::Result<runtime::ReconcileResult> RecordLaunch(api::NodeClaim claim,
+                                                      core::Result<api::NodeClaim> launched);
   // Registers and initializes against `node`; returns whether anything changed.
   core::Status Register(api::NodeClaim& claim, api::Node node);
   core::Status Initialize(api::NodeClaim& claim, const api::Node& node);
@@ -61,6 +68,8 @@ class NodeClaimLifecycle : public runtime::Controller {
   cloud::CloudProvider& cloud_;
   runtime::EventRecorder& recorder_;
   LifecycleOptions options_;
+  // NodeClaims whose launch failed in another's batch, until their own reconcile.
+  std::set<std::string> failed_in_batch_;
 };
 
 }  // namespace nodesmith::controllers

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "controllers/testing/fixtures.h"
 
 namespace nodesmith::controllers {
@@ -104,6 +106,84 @@ TEST_F(LifecycleTest, LaunchKeepsTheAnnotationsTheCloudStamps) {
   ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
   EXPECT_EQ(Get().metadata.annotations.at("example.com/launched-from"), "hash-1");
   EXPECT_EQ(Get().metadata.annotations.at("team"), "web") << "the NodeClaim's own stay";
+}
+
+// A cloud that merges launches, as EC2's CreateFleet does: it records each CreateAll's
+// NodeClaims and fails the launches named in `refuse`.
+class BatchingCloud : public StampingCloud {
+ public:
+  using StampingCloud::StampingCloud;
+  size_t MaxLaunchBatch() const override { return 10; }
+  std::vector<core::Result<api::NodeClaim>> CreateAll(const std::vector<api::NodeClaim>& claims) override {
+    std::vector<std::string> names;
+    std::vector<core::Result<api::NodeClaim>> out;
+    for (const api::NodeClaim& c : claims) {
+      names.push_back(c.metadata.name);
+      if (refuse.count(c.metadata.name)) {
+        out.push_back(core::Status::Internal("launch template refused"));
+      } else {
+        out.push_back(Create(c));
+      }
+    }
+    batches.push_back(std::move(names));
+    return out;
+  }
+  std::set<std::string> refuse;
+  std::vector<std::vector<std::string>> batches;
+};
+
+api::NodeClaim ClaimNamed(const std::string& name) {
+  api::NodeClaim c = Claim();
+  c.metadata.name = name;
+  return c;
+}
+
+TEST_F(LifecycleTest, NodeClaimsWaitingForALaunchGoTogetherWhenTheCloudMergesLaunches) {
+  BatchingCloud cloud(world_.cloud);
+  NodeClaimLifecycle lifecycle{world_.clock, world_.cluster, cloud, world_.recorder};
+  // One already launched and one being deleted are not launched again.
+  world_.MustCreate(ClaimNamed("default-d"));
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-d"}).ok());
+  world_.MustCreate(ClaimNamed("default-e"));
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-e").ok());
+  cloud.batches.clear();
+  for (const char* name : {"default-a", "default-b", "default-c"}) world_.MustCreate(ClaimNamed(name));
+
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-b"}).ok());
+  ASSERT_THAT(cloud.batches, SizeIs(1));
+  EXPECT_THAT(cloud.batches[0], ElementsAre("default-b", "default-a", "default-c"))
+      << "the reconciled NodeClaim first, then the others waiting";
+  for (const char* name : {"default-a", "default-b", "default-c"}) {
+    api::NodeClaim c = world_.MustGet<api::NodeClaim>("", name);
+    EXPECT_TRUE(c.IsTrue(kConditionLaunched)) << name;
+    EXPECT_EQ(c.metadata.annotations.at("example.com/launched-from"), "hash-1") << name;
+  }
+  EXPECT_THAT(world_.recorder.OfType("NodeClaimLaunched"), SizeIs(4));
+  EXPECT_THAT(world_.cloud.List(), SizeIs(4));
+
+  // Their own requests find them launched: no call more.
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-a"}).ok());
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-c"}).ok());
+  EXPECT_THAT(cloud.batches, SizeIs(1));
+}
+
+TEST_F(LifecycleTest, ALaunchThatFailedInAnothersBatchIsLeftToItsOwnReconcile) {
+  BatchingCloud cloud(world_.cloud);
+  cloud.refuse = {"default-b"};
+  NodeClaimLifecycle lifecycle{world_.clock, world_.cluster, cloud, world_.recorder};
+  for (const char* name : {"default-a", "default-b"}) world_.MustCreate(ClaimNamed(name));
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-a"}).ok()) << "a's launch succeeded";
+  EXPECT_FALSE(world_.MustGet<api::NodeClaim>("", "default-b").IsTrue(kConditionLaunched));
+
+  // A later NodeClaim's batch does not try b again ...
+  world_.MustCreate(ClaimNamed("default-c"));
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-c"}).ok());
+  // ... b's own reconcile does, and reports the error (the runtime retries it with backoff).
+  auto own = lifecycle.Reconcile({"", "default-b"});
+  ASSERT_FALSE(own.ok());
+  EXPECT_THAT(own.status().message(), HasSubstr("launching nodeclaim default-b: launch template refused"));
+  EXPECT_THAT(cloud.batches, ElementsAre(ElementsAre("default-a", "default-b"), ElementsAre("default-c"),
+                                         ElementsAre("default-b")));
 }
 
 TEST_F(LifecycleTest, InsufficientCapacityDeletesTheNodeClaim) {
