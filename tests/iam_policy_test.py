@@ -31,8 +31,6 @@ import boto3
 
 ARGS = None
 CLUSTER = "demo"
-# The longest name the template's ClusterName parameter allows.
-LONGEST_CLUSTER = "c" * 100
 # What each client file's Call("...") and Paged("...") names an action of.
 SERVICE_OF_FILE = {
     "src/cloud/aws/ec2_client.cc": "ec2",
@@ -189,11 +187,25 @@ class Moto(unittest.TestCase):
         with self.assertRaises(self.iam.exceptions.MalformedPolicyDocumentException):
             self.iam.create_policy(PolicyName="broken", PolicyDocument=json.dumps(doc))
 
-    def test_each_policy_fits_a_managed_policy_with_the_longest_cluster_name(self):
-        for name in self.rp.controller_policies(self.rp.load_template()):
-            doc = self.rp.render(LONGEST_CLUSTER, "ap-southeast-2", self.account, policy=name)
+    def test_names_and_policies_fit_iam_and_sqs_with_the_longest_cluster_name(self):
+        template = self.rp.load_template()
+        longest = "c" * template["Parameters"]["ClusterName"]["MaxLength"]
+        for name in self.rp.controller_policies(template):
+            doc = self.rp.render(longest, "ap-southeast-2", self.account, policy=name)
             size = len(re.sub(r"\s", "", json.dumps(doc)))
             self.assertLessEqual(size, 6144, name)
+        # moto does not hold names to IAM's lengths; IAM does, at deploy time.
+        limits = {("AWS::IAM::Role", "RoleName"): 64, ("AWS::IAM::ManagedPolicy", "ManagedPolicyName"): 128,
+                  ("AWS::SQS::Queue", "QueueName"): 80}
+        checked = 0
+        for logical, r in template["Resources"].items():
+            for (kind, prop), limit in limits.items():
+                if r["Type"] == kind:
+                    value = r["Properties"][prop]
+                    text = longest if value.tag == "Ref" else self.rp.substitute(value.value, {"ClusterName": longest})
+                    self.assertLessEqual(len(text), limit, logical)
+                    checked += 1
+        self.assertEqual(checked, 7)
 
     def moto_template(self, parameters):
         """The template as moto's CloudFormation can take it. moto serializes a ManagedPolicy's
