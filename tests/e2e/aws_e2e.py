@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import unittest
+import urllib.parse
 import urllib.request
 
 import boto3
@@ -132,14 +133,23 @@ class Kubelets:
         raise AssertionError("no launch template of NodePool %s with the image of instance %s"
                              % (pool, instance["InstanceId"]))
 
+    @staticmethod
+    def claim_of(instance):
+        """The NodeClaim whose status.providerID names the instance, or None."""
+        for claim in ENV.items("nodeclaims"):
+            if claim.get("status", {}).get("providerID", "").endswith("/" + instance["InstanceId"]):
+                return claim
+        return None
+
     def register(self):
         for i in self.instances():
             iid = i["InstanceId"]
             if iid in self.registered:
                 continue
-            claim_name = tags_of(i).get("karpenter.sh/nodeclaim")
-            claim = json.loads(ENV.kubectl("get", "nodeclaim", claim_name, "-o", "json", check=False) or "{}")
-            if not claim.get("status", {}).get("providerID"):
+            # As a kubelet does: the instance knows its provider id, not its NodeClaim (the
+            # karpenter.sh/nodeclaim tag comes after the node joined).
+            claim = self.claim_of(i)
+            if claim is None:
                 continue  # nodesmith has not written the launch down yet
             self.user_data[iid] = self.decoded_user_data(i)
             labels, taints = kubelet_view(node_config(self.user_data[iid]))
@@ -293,7 +303,6 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(instance.get("InstanceLifecycle"), "spot")
         tags = tags_of(instance)
         self.assertEqual(tags.get("karpenter.sh/nodepool"), "default")
-        self.assertEqual(tags.get("karpenter.sh/nodeclaim"), claim_name)
         self.assertEqual(tags.get("karpenter.k8s.aws/ec2nodeclass"), "default")
         self.assertEqual(tags.get("kubernetes.io/cluster/" + CLUSTER), "owned")
         # The Provisioner allows both architectures: the image is the alias's for the one launched.
@@ -319,6 +328,9 @@ class AwsWalkthroughTest(unittest.TestCase):
             found = self.ec2.describe_instances(InstanceIds=[instance["InstanceId"]])
             return tags_of(found["Reservations"][0]["Instances"][0]).get("Name") == node_name or None
         wait_for(named, 30, "the instance tagged Name=" + node_name)
+        found = self.ec2.describe_instances(InstanceIds=[instance["InstanceId"]])
+        self.assertEqual(tags_of(found["Reservations"][0]["Instances"][0]).get("karpenter.sh/nodeclaim"),
+                         claim_name)
         claim = ENV.get_json("nodeclaim", claim_name)
         self.assertEqual(claim["metadata"]["annotations"].get("karpenter.k8s.aws/tagged"), "true")
         conds = {x["type"]: x["status"] for x in claim["status"]["conditions"]}
@@ -358,11 +370,17 @@ class AwsWalkthroughTest(unittest.TestCase):
         return self.ec2.describe_launch_templates(Filters=[
             {"Name": "tag:karpenter.k8s.aws/ec2nodeclass", "Values": ["default"]}])["LaunchTemplates"]
 
-    def inflate(self, replicas):
-        """The seed's inflate Deployment in the test's namespace, scaled from 0 to `replicas`."""
+    def inflate(self, replicas, node_each=False):
+        """The seed's inflate Deployment in the test's namespace, scaled from 0 to `replicas`;
+        with `node_each`, no two of its pods on one node."""
         with open(os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "inflate.yaml")) as f:
             deployment = yaml.safe_load(f)
         deployment["metadata"]["namespace"] = self.ns
+        if node_each:
+            deployment["spec"]["template"]["spec"]["affinity"] = {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{
+                    "topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchLabels": {"app": "inflate"}}}]}}
         deployment["spec"]["replicas"] = 0
         ENV.apply(json.dumps(deployment))
         ENV.kubectl("scale", "deployment/inflate", "-n", self.ns, "--replicas=%d" % replicas)
@@ -377,6 +395,41 @@ class AwsWalkthroughTest(unittest.TestCase):
             return ok if len(ok) == n else None
         return wait_for(running, timeout, "%d inflate pods Running" % n)
 
+    def test_nodeclaims_of_one_shape_planned_together_are_one_fleet(self):
+        # Three pods that may not share a node: three NodeClaims of one shape in one pass, which
+        # EC2 sees as one CreateFleet for three instances (Karpenter's CreateFleet batching).
+        ENV.apply(converted_seed())
+        ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
+                    json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+        recorder = MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/"
+        moto_post(recorder + "reset-recording")
+        moto_post(recorder + "start-recording")
+        try:
+            c = self.start()
+            kubelets = Kubelets(self.ec2)
+            self.inflate(3, node_each=True)
+            pods = self.wait_running(kubelets, 3)
+        finally:
+            moto_post(recorder + "stop-recording")
+        self.assertEqual(len({p["spec"]["nodeName"] for p in pods}), 3)
+        with urllib.request.urlopen(recorder + "download-recording", timeout=30) as r:
+            recording = [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
+        fleets = []
+        for entry in recording:
+            body = entry.get("body") or ""
+            if entry.get("body_encoded"):
+                body = base64.b64decode(body).decode()
+            form = urllib.parse.parse_qs(body)
+            if form.get("Action") == ["CreateFleet"] and form.get("DryRun") != ["true"]:
+                fleets.append(form)
+        self.assertEqual(len(fleets), 1, "one CreateFleet for the burst")
+        self.assertEqual(fleets[0]["TargetCapacitySpecification.TotalTargetCapacity"], ["3"])
+        claims = ENV.items("nodeclaims")
+        self.assertEqual(len(claims), 3)
+        self.assertEqual(len({x["status"]["providerID"] for x in claims}), 3, "an instance each")
+        self.assertEqual(len(kubelets.instances()), 3)
+        self.assertEqual(c.terminate(), 0)
+
     def test_a_spot_interruption_from_the_queue_replaces_the_node_within_two_minutes(self):
         sqs = boto3.client("sqs", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
                            aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
@@ -390,7 +443,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.inflate(5)
         self.wait_running(kubelets, 5)
         [first] = kubelets.instances()
-        old_claim = tags_of(first)["karpenter.sh/nodeclaim"]
+        old_claim = Kubelets.claim_of(first)["metadata"]["name"]
         old_node = kubelets.registered[first["InstanceId"]]
 
         # AWS gives a spot instance two minutes' notice, through EventBridge into the queue.
