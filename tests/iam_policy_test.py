@@ -38,6 +38,7 @@ SERVICE_OF_FILE = {
     "src/cloud/aws/sqs_client.cc": "sqs",
     "src/cloud/aws/ssm_client.cc": "ssm",
     "src/cloud/aws/pricing.cc": "pricing",
+    "src/cloud/aws/eks_client.cc": "eks",
 }
 # Actions the service authorizes on the caller as part of another call, so the policy needs
 # them though the source never names them: {action: the sent actions that need it}.
@@ -49,7 +50,7 @@ IMPLIED = {
     "iam:TagInstanceProfile": {"iam:CreateInstanceProfile"},
 }
 # The service column of docs/aws.md's table.
-DOCS_SERVICE = {"EC2": "ec2", "IAM": "iam", "SSM": "ssm", "Pricing": "pricing", "SQS": "sqs"}
+DOCS_SERVICE = {"EC2": "ec2", "IAM": "iam", "SSM": "ssm", "Pricing": "pricing", "SQS": "sqs", "EKS": "eks"}
 
 
 def src(*parts):
@@ -87,7 +88,7 @@ def production_sources():
 
 
 DEFINITION = re.compile(r"^(?!namespace\b|using\b|return\b)[A-Za-z_].*?\b(\w+)\(", re.M)
-AWS_CALL = re.compile(r'(?:->|\.)Call\(\s*"(\w+)"|Paged\(\s*"(\w+)"')
+AWS_CALL = re.compile(r'\bCall\(\s*"(\w+)"|Paged\(\s*"(\w+)"')
 
 
 def functions(text):

@@ -34,20 +34,37 @@ std::string KubernetesMinorVersion(const kube::Json& version) {
   return git_major + "." + git_minor;
 }
 
+void CompleteFromEks(aws::ClusterIdentity& id, const std::string& api_server,
+                     const DescribeEksCluster& eks, std::vector<std::string>* warnings) {
+  if (!id.endpoint.empty() && !id.ca_bundle_base64.empty() && !id.service_cidr.empty()) return;
+  core::Result<aws::EksCluster> cluster =
+      eks ? eks() : core::Result<aws::EksCluster>(core::Status::NotFound("no EKS client"));
+  if (cluster.ok()) {
+    if (id.endpoint.empty()) id.endpoint = cluster->endpoint;
+    if (id.ca_bundle_base64.empty()) id.ca_bundle_base64 = cluster->ca_data;
+    if (id.service_cidr.empty()) id.service_cidr = cluster->service_ipv4_cidr;
+  }
+  if (id.endpoint.empty()) {
+    id.endpoint = api_server;
+    warnings->push_back("no cluster endpoint from EKS (DescribeCluster " + id.name + ": " +
+                        (cluster.ok() ? std::string("it names none") : cluster.status().message()) +
+                        "); nodes join " + api_server +
+                        ", the API server nodesmith talks to: set CLUSTER_ENDPOINT "
+                        "(--cluster-endpoint) if they cannot reach it");
+  }
+}
+
 core::Result<aws::ClusterIdentity> DiscoverClusterIdentity(const Options& options,
                                                            kube::RestClient& client,
+                                                           const DescribeEksCluster& eks,
                                                            std::vector<std::string>* warnings) {
   aws::ClusterIdentity id;
   id.name = options.cluster_name;
-  id.endpoint = options.cluster_endpoint.empty() ? client.config().server : options.cluster_endpoint;
+  id.endpoint = options.cluster_endpoint;
   if (!options.cluster_ca_bundle.empty()) {
     id.ca_bundle_base64 = options.cluster_ca_bundle;
   } else if (!client.config().ca_pem.empty()) {
     id.ca_bundle_base64 = core::Base64Encode(client.config().ca_pem);
-  } else {
-    warnings->push_back(
-        "no CA bundle for the nodes: set CLUSTER_CA_BUNDLE (--cluster-ca-bundle); the API server's "
-        "certificate is trusted through the system store here, which nodes may not share");
   }
 
   auto version = client.GetPath("/version");
@@ -74,11 +91,17 @@ core::Result<aws::ClusterIdentity> DiscoverClusterIdentity(const Options& option
       }
     }
   }
+  CompleteFromEks(id, client.config().server, eks, warnings);
+  if (id.ca_bundle_base64.empty()) {
+    warnings->push_back(
+        "no CA bundle for the nodes: set CLUSTER_CA_BUNDLE (--cluster-ca-bundle); the API server's "
+        "certificate is trusted through the system store here, which nodes may not share");
+  }
   if (id.service_cidr.empty()) {
     warnings->push_back(
         "no service CIDR for the nodes (servicecidr/kubernetes" +
         std::string(cidrs.ok() ? " lists no IPv4 range" : ": " + cidrs.status().message()) +
-        "); AL2023 nodes cannot be launched without it");
+        ", nor the EKS cluster's); AL2023 nodes cannot be launched without it");
   }
 
   auto dns = client.Get(kube::resources::kServices, "kube-system", "kube-dns");
@@ -127,7 +150,9 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
   if (!catalog.ok()) return catalog.status().WithPrefix("instance types");
   out->catalog_ = std::move(*catalog);
 
-  auto identity = DiscoverClusterIdentity(options, client, warnings);
+  aws::EksClient eks(&out->session_->eks());
+  auto identity = DiscoverClusterIdentity(
+      options, client, [&] { return eks.DescribeCluster(options.cluster_name); }, warnings);
   if (!identity.ok()) return identity.status();
   out->identity_ = *identity;
 

@@ -15,12 +15,14 @@
 // the AwsCloud.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cloud/aws/aws_cloud_provider.h"
 #include "cloud/aws/aws_session.h"
+#include "cloud/aws/eks_client.h"
 #include "cloud/aws/iam_client.h"
 #include "cloud/aws/instance_profile.h"
 #include "cloud/aws/launch_template_gc_controller.h"
@@ -39,15 +41,27 @@ namespace nodesmith::op {
 
 // What the instances' user data says about the cluster they join:
 //   name       CLUSTER_NAME;
-//   endpoint   CLUSTER_ENDPOINT, else the API server nodesmith talks to;
-//   CA bundle  CLUSTER_CA_BUNDLE, else the CA nodesmith trusts for it, base64;
-//   services   the first IPv4 range of the ServiceCIDR "kubernetes" (AL2023 needs it);
+//   endpoint   CLUSTER_ENDPOINT, else the EKS cluster's (DescribeCluster, as Karpenter: inside
+//              the cluster nodesmith talks to the kubernetes Service's IP, which a node cannot
+//              use before it joined), else the API server nodesmith talks to;
+//   CA bundle  CLUSTER_CA_BUNDLE, else the CA nodesmith trusts for it, else the EKS cluster's;
+//   services   the first IPv4 range of the ServiceCIDR "kubernetes" (AL2023 needs it), else
+//              the EKS cluster's (clusters before 1.33 have no ServiceCIDR objects);
 //   DNS IP     the clusterIP of kube-system/kube-dns (left empty, with a warning, without one);
 //   version    the API server's /version as "MAJOR.MINOR" (the AMI aliases' version).
-// `warnings` gets a sentence for each value that could not be found.
+// `eks` describes the cluster named CLUSTER_NAME; it is called at most once, and only when one
+// of the values above is missing. `warnings` gets a sentence for each value that could not be
+// found.
+using DescribeEksCluster = std::function<core::Result<aws::EksCluster>()>;
 core::Result<aws::ClusterIdentity> DiscoverClusterIdentity(const Options& options,
                                                            kube::RestClient& client,
+                                                           const DescribeEksCluster& eks,
                                                            std::vector<std::string>* warnings);
+
+// Fills the endpoint, CA bundle and service CIDR `id` lacks from the EKS cluster (asking `eks`
+// only then); an endpoint still missing becomes `api_server`, with a warning saying why.
+void CompleteFromEks(aws::ClusterIdentity& id, const std::string& api_server,
+                     const DescribeEksCluster& eks, std::vector<std::string>* warnings);
 
 // "v1.35.2" or {"major":"1","minor":"35+"} -> "1.35"; "" when /version says neither.
 std::string KubernetesMinorVersion(const kube::Json& version);

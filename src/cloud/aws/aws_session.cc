@@ -52,6 +52,7 @@ core::Result<std::unique_ptr<AwsSession>> AwsSession::Create(AwsSessionOptions o
   s->sqs_ = std::make_unique<JsonClient>(s->AddService("sqs"), "AmazonSQS", "1.0");
   s->ssm_ = std::make_unique<JsonClient>(s->AddService("ssm"), "AmazonSSM", "1.1");
   s->pricing_ = std::make_unique<JsonClient>(s->AddService("pricing"), "AWSPriceListService", "1.1");
+  s->eks_ = s->AddService("eks");
   s->ec2_ = std::make_unique<Ec2Client>(s->ec2_query_.get());
   return s;
 }

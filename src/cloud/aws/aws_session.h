@@ -2,8 +2,8 @@
 //
 // It owns the HTTP client, the credential chain, the shared retry strategy and one
 // ServiceClient per service, each with its endpoint resolved (endpoints.h) and its protocol:
-// EC2 query (ec2), AWS query (sts, iam), JSON 1.0 (sqs), JSON 1.1 (ssm, pricing). The region is
-// the one given, else resolved as the SDKs do (credentials.h ResolveRegion); no region is an
+// EC2 query (ec2), AWS query (sts, iam), JSON 1.0 (sqs), JSON 1.1 (ssm, pricing), REST-JSON
+// (eks). The region is the one given, else resolved as the SDKs do (credentials.h ResolveRegion); no region is an
 // error that says how to set one. Thread-safe once created. REQUIRES: `clock` outlives it.
 #pragma once
 
@@ -46,6 +46,7 @@ class AwsSession {
   JsonClient& sqs() { return *sqs_; }
   JsonClient& ssm() { return *ssm_; }
   JsonClient& pricing() { return *pricing_; }
+  ServiceClient& eks() { return *eks_; }  // REST-JSON (eks_client.h)
   CredentialsProvider& credentials() { return *credentials_; }
   RetryStrategy& retry() { return *retry_; }
   // Requests sent to every service, retries included.
@@ -63,6 +64,7 @@ class AwsSession {
   std::vector<std::unique_ptr<ServiceClient>> services_;
   std::unique_ptr<QueryClient> ec2_query_, sts_, iam_;
   std::unique_ptr<JsonClient> sqs_, ssm_, pricing_;
+  ServiceClient* eks_ = nullptr;  // owned by services_
   std::unique_ptr<Ec2Client> ec2_;
 };
 
