@@ -190,4 +190,23 @@ inline std::vector<std::string> RecordedBodies(const std::string& action) {
   return bodies;
 }
 
+// The value of `param` in a recorded form body, percent-decoded ("" when absent).
+inline std::string FormValue(const std::string& body, const std::string& param) {
+  size_t at = 0;
+  while ((at = body.find(param + "=", at)) != std::string::npos && at != 0 && body[at - 1] != '&') ++at;
+  if (at == std::string::npos) return "";
+  at += param.size() + 1;
+  const std::string raw = body.substr(at, body.find('&', at) - at);
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size()) {
+      out += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += raw[i] == '+' ? ' ' : raw[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace nodesmith::testing

@@ -320,6 +320,12 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(cluster["cidr"], "10.96.0.0/12")
         labels, taints = kubelet_view(configs)
         self.assertEqual(labels.get("karpenter.sh/nodepool"), "default")
+        # The kubelet allows the pods the VPC CNI can address, as EC2 describes the type:
+        # ENIs x (IPv4 addresses per ENI - 1) + 2, the pods the plan counted on.
+        net = types[0]["NetworkInfo"]
+        max_pods = net["MaximumNetworkInterfaces"] * (net["Ipv4AddressesPerInterface"] - 1) + 2
+        self.assertEqual([x["spec"]["kubelet"]["config"].get("maxPods") for x in configs
+                          if x.get("spec", {}).get("kubelet", {}).get("config")], [max_pods])
         self.assertIn({"key": "karpenter.sh/unregistered", "effect": "NoExecute"},
                       [{k: t[k] for k in ("key", "effect")} for t in taints])
 

@@ -153,17 +153,20 @@ core::Result<std::vector<std::string>> AwsCloudProvider::DeleteUnusedLaunchTempl
   return deleted;
 }
 
-core::Result<std::map<std::string, std::string>> AwsCloudProvider::EnsureLaunchTemplates(
-    const api::EC2NodeClass& node_class, const ResolvedNodeClass& rc,
-    const api::NodeClaim& node_claim, const std::string& instance_profile) {
-  const std::string& class_name = node_class.metadata.name;
-  const cloud::AmiFamily family = cloud::AmiFamilyOf(node_class);
-  auto block_devices = BlockDevicesOf(node_class, family);
+core::Result<AwsCloudProvider::LaunchTemplateSource> AwsCloudProvider::LaunchTemplateSourceFor(
+    const api::EC2NodeClass& node_class, const ResolvedNodeClass& rc, const api::NodeClaim& node_claim,
+    const std::string& instance_profile) {
+  LaunchTemplateSource src;
+  src.node_class = &node_class;
+  src.family = cloud::AmiFamilyOf(node_class);
+  auto block_devices = BlockDevicesOf(node_class, src.family);
   if (!block_devices.ok()) return block_devices.status();
+  src.block_devices = std::move(block_devices).value();
+  src.tags = TagsFor(node_class, node_claim);
+  src.instance_profile = instance_profile;
+  for (const SecurityGroup& g : rc.security_groups) src.security_group_ids.push_back(g.id);
 
-  const Tags tags = TagsFor(node_class, node_claim);
-
-  BootstrapOptions bootstrap;
+  BootstrapOptions& bootstrap = src.bootstrap;
   bootstrap.cluster_name = options_.cluster.name;
   bootstrap.cluster_endpoint = options_.cluster.endpoint;
   bootstrap.ca_bundle_base64 = options_.cluster.ca_bundle_base64;
@@ -179,32 +182,61 @@ core::Result<std::map<std::string, std::string>> AwsCloudProvider::EnsureLaunchT
   bootstrap.kubelet = node_class.kubelet;
   bootstrap.custom_user_data = node_class.user_data;
   bootstrap.instance_store_policy = node_class.instance_store_policy;
-  auto user_data = BuildUserData(family, bootstrap);
-  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + class_name);
+  // The user data must build; its max pods only changes a number in it.
+  auto user_data = BuildUserData(src.family, bootstrap);
+  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + node_class.metadata.name);
 
-  // One template per architecture the class has an image for (the standard variant first).
-  std::map<std::string, std::string> templates;
+  // One image per architecture the class has one for (the standard variant).
   for (const ResolvedImage& image : rc.images) {
     std::string arch = KubernetesArchOf(image.architecture);
-    if (arch.empty() || templates.count(arch) != 0) continue;
+    if (arch.empty() || src.image_of_arch.count(arch) != 0) continue;
     if (!image.variant.empty() && image.variant != "standard") continue;
-    LaunchTemplateData data;
-    data.image_id = image.id;
-    data.user_data = core::Base64Encode(*user_data);
-    data.instance_profile_name = instance_profile;
-    for (const SecurityGroup& g : rc.security_groups) data.security_group_ids.push_back(g.id);
-    data.block_devices = *block_devices;
-    data.metadata.http_endpoint = node_class.metadata_options.http_endpoint;
-    data.metadata.http_protocol_ipv6 = node_class.metadata_options.http_protocol_ipv6;
-    data.metadata.http_put_response_hop_limit = node_class.metadata_options.http_put_response_hop_limit;
-    data.metadata.http_tokens = node_class.metadata_options.http_tokens;
-    data.detailed_monitoring = node_class.detailed_monitoring.value_or(false);
-    data.tags = tags;
-    auto name = EnsureLaunchTemplate(data);
-    if (!name.ok()) return name.status();
-    templates[arch] = *name;
+    src.image_of_arch[arch] = image.id;
   }
-  return templates;
+  return src;
+}
+
+std::optional<int> AwsCloudProvider::MaxPodsOf(const LaunchTemplateSource& src, const cloud::InstanceType& type) {
+  // The class's own maxPods is in the kubelet settings the user data carries already.
+  if (src.node_class->kubelet && src.node_class->kubelet->max_pods) return std::nullopt;
+  const int64_t pods = type.capacity.Get("pods").Value();
+  if (pods <= 0) return std::nullopt;
+  return static_cast<int>(pods);
+}
+
+core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplateFor(LaunchTemplateSource& src,
+                                                                    const cloud::InstanceType& type) {
+  const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
+  auto image = arch == nullptr ? src.image_of_arch.end() : src.image_of_arch.find(arch->Any());
+  if (image == src.image_of_arch.end()) {
+    return core::Status(core::StatusCode::kFailedPrecondition,
+                        "EC2NodeClass " + src.node_class->metadata.name + " has no image for " + type.name);
+  }
+  const std::optional<int> max_pods = MaxPodsOf(src, type);
+  const std::string key = image->first + "/" + (max_pods ? std::to_string(*max_pods) : std::string());
+  if (auto known = src.made.find(key); known != src.made.end()) return known->second;
+
+  BootstrapOptions bootstrap = src.bootstrap;
+  bootstrap.max_pods = max_pods;
+  auto user_data = BuildUserData(src.family, bootstrap);
+  if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + src.node_class->metadata.name);
+  const api::EC2NodeClass& node_class = *src.node_class;
+  LaunchTemplateData data;
+  data.image_id = image->second;
+  data.user_data = core::Base64Encode(*user_data);
+  data.instance_profile_name = src.instance_profile;
+  for (const std::string& id : src.security_group_ids) data.security_group_ids.push_back(id);
+  data.block_devices = src.block_devices;
+  data.metadata.http_endpoint = node_class.metadata_options.http_endpoint;
+  data.metadata.http_protocol_ipv6 = node_class.metadata_options.http_protocol_ipv6;
+  data.metadata.http_put_response_hop_limit = node_class.metadata_options.http_put_response_hop_limit;
+  data.metadata.http_tokens = node_class.metadata_options.http_tokens;
+  data.detailed_monitoring = node_class.detailed_monitoring.value_or(false);
+  data.tags = src.tags;
+  auto name = EnsureLaunchTemplate(data);
+  if (!name.ok()) return name.status();
+  src.made[key] = *name;
+  return *name;
 }
 
 Tags AwsCloudProvider::TagsFor(const api::EC2NodeClass& node_class,
@@ -238,14 +270,14 @@ core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeC
                                call};
   };
 
-  auto templates = EnsureLaunchTemplates(node_class, rc, probe, instance_profile);
-  if (!templates.ok()) return denied("CreateLaunchTemplateAuthCheckFailed", "CreateLaunchTemplate", templates.status());
-  if (templates->empty() || rc.subnets.empty()) {
+  auto source = LaunchTemplateSourceFor(node_class, rc, probe, instance_profile);
+  if (!source.ok()) return source.status();
+  if (source->image_of_arch.empty() || rc.subnets.empty()) {
     return core::Status(core::StatusCode::kFailedPrecondition,
                         "EC2NodeClass " + class_name + " has no standard image or no subnet to validate with");
   }
-  // The cheapest type of the first template's architecture: a type the class could launch.
-  const auto& [arch, template_name] = *templates->begin();
+  // The cheapest type of the first image's architecture: a type the class could launch.
+  const std::string arch = source->image_of_arch.begin()->first;
   const cloud::InstanceType* type = nullptr;
   double cheapest = 0;
   for (const cloud::InstanceTypePtr& t : options_.instance_types) {
@@ -263,6 +295,9 @@ core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeC
     return core::Status(core::StatusCode::kFailedPrecondition,
                         "EC2NodeClass " + class_name + ": no on-demand instance type for " + arch);
   }
+  auto made = EnsureLaunchTemplateFor(*source, *type);
+  if (!made.ok()) return denied("CreateLaunchTemplateAuthCheckFailed", "CreateLaunchTemplate", made.status());
+  const std::string template_name = *made;
 
   CreateFleetRequest fleet;
   fleet.capacity_type = "on-demand";
@@ -318,14 +353,17 @@ core::Result<AwsCloudProvider::PreparedLaunch> AwsCloudProvider::PrepareLaunch(
                         "EC2NodeClass/" + class_name + " is not ready: its instance profile for role " +
                             node_class->role + " is not created yet (status.instanceProfile)");
   }
-  auto templates = EnsureLaunchTemplates(*node_class, rc, node_claim, instance_profile);
-  if (!templates.ok()) return templates.status();
+  auto source = LaunchTemplateSourceFor(*node_class, rc, node_claim, instance_profile);
+  if (!source.ok()) return source.status();
 
   FleetPlanInput in;
   in.instance_types = options_.instance_types;
   in.node_claim = &node_claim;
   in.zonal_subnets = SubnetPerZone(rc.subnets);
-  in.launch_templates = *templates;
+  for (const auto& [arch, image] : source->image_of_arch) in.architectures.insert(arch);
+  in.launch_template_for = [this, &source](const cloud::InstanceType& type) {
+    return EnsureLaunchTemplateFor(*source, type);
+  };
   in.search.catalog_source = "aws";
   const core::Time now = clock_.Now();
   in.search.unavailable = [this, now](const cloud::OfferingRef& o) { return unavailable_.IsUnavailable(o, now); };

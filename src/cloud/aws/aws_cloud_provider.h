@@ -2,10 +2,11 @@
 //
 //   Create   resolves the NodeClaim's EC2NodeClass (nodeclass_resolver.h; an answer is reused
 //            for a minute), refuses while the class is not Ready (or, naming a role, has no
-//            instance profile yet), builds one launch template per
-//            architecture (the class's image for it, user data for its AMI family with the
-//            NodeClaim's labels and taints and karpenter.sh/unregistered:NoExecute, security
-//            groups, block devices, metadata options, tags) and creates it unless it exists,
+//            instance profile yet), builds one launch template per architecture × max pods
+//            of the types offered (the class's image for it, user data for its AMI family
+//            with the NodeClaim's labels and taints, karpenter.sh/unregistered:NoExecute and
+//            the type's max pods, security groups, block devices, metadata options, tags)
+//            and creates it unless it exists,
 //            launches one instant fleet over every compatible available offering
 //            (fleet_request.h), and marks offerings a capacity error names unavailable for
 //            3 minutes. The NodeClaim comes back with providerID aws:///<zone>/<instance id>
@@ -37,6 +38,7 @@
 #include "cloud/aws/fleet_request.h"
 #include "cloud/aws/nodeclass_resolver.h"
 #include "cloud/aws/ssm_client.h"
+#include "cloud/aws/user_data.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/interruption_queue.h"
 #include "cloud/sim/unavailable_offerings.h"
@@ -147,11 +149,29 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   core::Result<api::NodeClaim> LaunchedAs(const api::NodeClaim& node_claim, const PreparedLaunch& launch,
                                           const FleetInstance& instance) const;
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
-  // The templates `node_claim` launches from, one per architecture the class has a standard
-  // image for, made when missing; by Kubernetes architecture.
-  core::Result<std::map<std::string, std::string>> EnsureLaunchTemplates(
-      const api::EC2NodeClass& node_class, const ResolvedNodeClass& rc,
-      const api::NodeClaim& node_claim, const std::string& instance_profile);
+  // What the launch templates of one NodeClaim share; each instance type then gets the one of
+  // its architecture and max pods, as Karpenter groups them.
+  struct LaunchTemplateSource {
+    const api::EC2NodeClass* node_class = nullptr;
+    cloud::AmiFamily family = cloud::AmiFamily::kAL2023;
+    BootstrapOptions bootstrap;  // without max pods
+    std::vector<LaunchTemplateData::BlockDevice> block_devices;
+    std::vector<std::string> security_group_ids;
+    Tags tags;
+    std::string instance_profile;
+    std::map<std::string, std::string> image_of_arch;  // kubernetes.io/arch -> standard image
+    std::map<std::string, std::string> made;           // "<arch>/<max pods>" -> template name
+  };
+  // REQUIRES: `node_class` outlives the source.
+  core::Result<LaunchTemplateSource> LaunchTemplateSourceFor(const api::EC2NodeClass& node_class,
+                                                             const ResolvedNodeClass& rc,
+                                                             const api::NodeClaim& node_claim,
+                                                             const std::string& instance_profile);
+  // The pods the kubelet of `type` is told: the type's pods capacity, which the scheduler
+  // planned with (the VPC CNI's ENI limit), unless the class sets kubelet.maxPods itself.
+  static std::optional<int> MaxPodsOf(const LaunchTemplateSource& src, const cloud::InstanceType& type);
+  // The template `type` launches from (made when missing): its architecture's image, its max pods.
+  core::Result<std::string> EnsureLaunchTemplateFor(LaunchTemplateSource& src, const cloud::InstanceType& type);
   // The tags of everything launched for `node_claim` from `node_class`.
   Tags TagsFor(const api::EC2NodeClass& node_class, const api::NodeClaim& node_claim) const;
   api::NodeClaim FromInstance(const Instance& instance) const;

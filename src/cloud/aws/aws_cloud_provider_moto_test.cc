@@ -9,12 +9,14 @@
 
 #include "aws_cloud_provider_fixture.h"
 #include "cloud/aws/nodeclass_hash.h"
+#include "core/base64.h"
 #include "scheduling/well_known_labels.h"
 
 namespace nodesmith::aws {
 namespace {
 
 using ::testing::HasSubstr;
+using nodesmith::testing::FormValue;
 using nodesmith::testing::MotoRecorder;
 using nodesmith::testing::PutMotoParameter;
 using nodesmith::testing::RecordedBodies;
@@ -51,14 +53,6 @@ TEST_F(AwsCloudProviderMotoTest, ANodeClaimLaunchesOneInstanceThatIsFoundAndTerm
   EXPECT_TRUE(provider_->List().empty());
 }
 
-// The value of `param` in a recorded form body ("" when absent).
-std::string FormValue(const std::string& body, const std::string& param) {
-  size_t at = body.find(param + "=");
-  if (at == std::string::npos) return "";
-  at += param.size() + 1;
-  return body.substr(at, body.find('&', at) - at);
-}
-
 TEST_F(AwsCloudProviderMotoTest, NodeClaimsOfOneShapeLaunchedTogetherAreOneFleet) {
   // Three NodeClaims of one shape and one that needs a bigger type, launched at once (a burst
   // the provisioner planned in one pass).
@@ -75,7 +69,16 @@ TEST_F(AwsCloudProviderMotoTest, NodeClaimsOfOneShapeLaunchedTogetherAreOneFleet
   ASSERT_EQ(fleets.size(), 2u);
   EXPECT_EQ(FormValue(fleets[0], "TargetCapacitySpecification.TotalTargetCapacity"), "3");
   EXPECT_EQ(FormValue(fleets[1], "TargetCapacitySpecification.TotalTargetCapacity"), "1");
-  EXPECT_EQ(RecordedBodies("CreateLaunchTemplate").size(), 1u) << "one template serves every launch";
+  // Each template (one per max pods of the types offered) was made once, for all four.
+  std::set<std::string> templates;
+  for (const std::string& body : fleets)
+    for (int i = 1; i <= 10; ++i) {
+      std::string name = FormValue(body, "LaunchTemplateConfigs." + std::to_string(i) +
+                                             ".LaunchTemplateSpecification.LaunchTemplateName");
+      if (!name.empty()) templates.insert(name);
+    }
+  EXPECT_GE(templates.size(), 2u) << "58-pod and 234-pod types";
+  EXPECT_EQ(RecordedBodies("CreateLaunchTemplate").size(), templates.size());
 
   // Each NodeClaim got an instance of its own, of the type its fleet offered first.
   ASSERT_EQ(launched.size(), 4u);
@@ -91,14 +94,50 @@ TEST_F(AwsCloudProviderMotoTest, NodeClaimsOfOneShapeLaunchedTogetherAreOneFleet
   EXPECT_EQ(provider_->List().size(), 4u);
 }
 
-TEST_F(AwsCloudProviderMotoTest, LaunchesShareOneLaunchTemplateWithTheClassesTags) {
+TEST_F(AwsCloudProviderMotoTest, LaunchesShareTheirLaunchTemplatesWithTheClassesTags) {
   ASSERT_TRUE(provider_->Create(Claim("default-a")).ok());
+  auto first = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
+  ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(provider_->Create(Claim("default-b")).ok());
   auto templates = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
   ASSERT_TRUE(templates.ok()) << templates.status().message();
-  ASSERT_EQ(templates->size(), 1u);
-  EXPECT_EQ((*templates)[0].name.rfind("karpenter.k8s.aws/", 0), 0u);
+  EXPECT_EQ(templates->size(), first->size()) << "the second launch made none";
+  for (const LaunchTemplate& t : *templates) EXPECT_EQ(t.name.rfind("karpenter.k8s.aws/", 0), 0u) << t.name;
   EXPECT_EQ(provider_->List().size(), 2u);
+}
+
+TEST_F(AwsCloudProviderMotoTest, EachTypesKubeletIsToldTheMaxPodsTheSchedulerPlannedWith) {
+  // c5.2xlarge, the cheapest fit, allows 58 pods (4 ENIs of 15 addresses); its template's
+  // NodeConfig says so; the bigger types offered beside it get templates of their own.
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  auto launched = provider_->Create(Claim("default-p"));
+  MotoRecorder("stop-recording");
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  ASSERT_EQ(launched->metadata.labels.at("node.kubernetes.io/instance-type"), "c5.2xlarge");
+  std::vector<std::string> made = RecordedBodies("CreateLaunchTemplate");
+  auto user_data_of = [&](const std::string& pods_line) {
+    int found = 0;
+    for (const std::string& body : made) {
+      std::string text = core::Base64Decode(FormValue(body, "LaunchTemplateData.UserData")).value_or("");
+      if (text.find(pods_line) != std::string::npos) ++found;
+    }
+    return found;
+  };
+  EXPECT_EQ(user_data_of("maxPods: 58"), 1);
+  EXPECT_EQ(user_data_of("maxPods: 234"), 1);
+
+  // A class with its own kubelet.maxPods keeps it, in one template for every type.
+  node_class_.kubelet = api::KubeletConfiguration{};
+  node_class_.kubelet->max_pods = 40;
+  auto own = MakeProvider();
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  ASSERT_TRUE(own->Create(Claim("default-q")).ok());
+  MotoRecorder("stop-recording");
+  made = RecordedBodies("CreateLaunchTemplate");
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_EQ(user_data_of("maxPods: 40"), 1);
 }
 
 TEST_F(AwsCloudProviderMotoTest, AClassThatIsNotReadyLaunchesNothingAndSaysWhy) {
@@ -168,25 +207,26 @@ TEST_F(AwsCloudProviderMotoTest, UnusedLaunchTemplatesOfTheClusterAreDeletedAndT
   EXPECT_TRUE(kept->empty());
   auto templates = session_->ec2().DescribeLaunchTemplates({});
   ASSERT_TRUE(templates.ok());
-  ASSERT_EQ(templates->size(), 2u);
+  const size_t made = templates->size() - 1;  // one per max pods of the types the fleet offered
+  ASSERT_GE(made, 1u);
 
   // A later life of the controller, here with a TTL of nothing: the template of the earlier one
   // is found by the cluster's tag and deleted once unused; the user's stays.
   auto restarted = MakeProvider([](AwsCloudProviderOptions& o) { o.launch_template_ttl = core::Duration(0); });
   auto deleted = restarted->DeleteUnusedLaunchTemplates();
   ASSERT_TRUE(deleted.ok()) << deleted.status().message();
-  ASSERT_EQ(deleted->size(), 1u);
-  EXPECT_EQ(deleted->front().rfind("karpenter.k8s.aws/", 0), 0u) << deleted->front();
+  ASSERT_EQ(deleted->size(), made);
+  for (const std::string& name : *deleted) EXPECT_EQ(name.rfind("karpenter.k8s.aws/", 0), 0u) << name;
   templates = session_->ec2().DescribeLaunchTemplates({});
   ASSERT_TRUE(templates.ok());
   ASSERT_EQ(templates->size(), 1u);
   EXPECT_EQ((*templates)[0].name, "team-own-template");
 
-  // A launch afterwards makes its template again.
+  // A launch afterwards makes its templates again.
   ASSERT_TRUE(restarted->Create(Claim("default-h")).ok());
   templates = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
   ASSERT_TRUE(templates.ok());
-  EXPECT_EQ(templates->size(), 1u);
+  EXPECT_EQ(templates->size(), made);
 }
 
 TEST_F(AwsCloudProviderMotoTest, ACapacityErrorClosesTheOfferingsAndTheNextLaunchTakesAnotherType) {

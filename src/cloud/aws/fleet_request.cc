@@ -55,7 +55,7 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
   std::vector<cloud::LaunchChoice> launchable;
   for (const cloud::LaunchChoice& c : choices) {
     if (subnet_of_zone.count(c.offering->zone) == 0) continue;
-    if (input.launch_templates.count(arch_of(*c.type)) == 0) continue;
+    if (input.architectures.count(arch_of(*c.type)) == 0) continue;
     launchable.push_back(c);
   }
   if (launchable.empty()) return cloud::NoLaunchableOffering(*input.node_claim, input.search, tried);
@@ -79,7 +79,9 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
       if (static_cast<int>(types.size()) == kMaxFleetInstanceTypes) continue;
       types.insert(c.type->name);
     }
-    const std::string& lt = input.launch_templates.at(arch_of(*c.type));
+    auto made = input.launch_template_for(*c.type);
+    if (!made.ok()) return made.status();
+    const std::string& lt = *made;
     if (configs.count(lt) == 0) config_order.push_back(lt);
     FleetLaunchTemplateConfig& config = configs[lt];
     config.launch_template_name = lt;

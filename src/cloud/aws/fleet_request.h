@@ -4,15 +4,17 @@
 // PlanFleet follows Karpenter's instance provider: the capacity type is spot when the NodeClaim
 // allows it and some compatible spot offering is available, else on-demand; the overrides are
 // every compatible available offering of that capacity type in a zone the class has a subnet in,
-// the 60 cheapest instance types at most, one launch template per architecture, the offering's
-// price as its priority, the template of the cheapest override first. InterpretFleet hands out
+// the 60 cheapest instance types at most, one launch template per architecture and max pods,
+// the offering's price as its priority, the template of the cheapest override first. InterpretFleet hands out
 // the instances of the answer, one per launch, as Karpenter's CreateFleet batcher does; the
 // launches left without one failed for insufficient capacity when every error is a capacity
 // error (the offerings tried are returned so the caller can mark them unavailable for 3
 // minutes), with a launch failure naming the first other error otherwise. Pure functions.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,8 +49,11 @@ struct FleetPlanInput {
   std::vector<cloud::InstanceTypePtr> instance_types;  // the NodePool's, with offerings
   const api::NodeClaim* node_claim = nullptr;
   std::vector<Subnet> zonal_subnets;                   // one per zone (SubnetPerZone)
-  // Launch template name per kubernetes.io/arch value ("amd64", "arm64").
-  std::map<std::string, std::string> launch_templates;
+  // The kubernetes.io/arch values the class has an image for ("amd64", "arm64").
+  std::set<std::string> architectures;
+  // The launch template an offered instance type launches from, made when missing (one per
+  // architecture × max pods): called only for the types the request offers.
+  std::function<core::Result<std::string>(const cloud::InstanceType&)> launch_template_for;
   cloud::LaunchSearch search;  // unavailable offerings, catalog name for messages
   Tags tags;
 };

@@ -58,7 +58,8 @@ TEST(FleetRequestMotoTest, ANodeClaimBecomesOneTaggedSpotFleetAndOneInstance) {
   auto subnets = session->ec2().DescribeSubnets({{"tag:karpenter.sh/discovery", {"demo"}}});
   ASSERT_TRUE(subnets.ok());
   in.zonal_subnets = SubnetPerZone(*subnets);
-  in.launch_templates = {{"amd64", lt_name}};
+  in.architectures = {"amd64"};
+  in.launch_template_for = [&](const cloud::InstanceType&) -> core::Result<std::string> { return lt_name; };
   in.tags = tags;
   auto plan = PlanFleet(in);
   ASSERT_TRUE(plan.ok()) << plan.status().message();

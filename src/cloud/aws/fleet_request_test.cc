@@ -34,7 +34,11 @@ FleetPlanInput Input(const api::NodeClaim* claim) {
   in.instance_types = Catalog();
   in.node_claim = claim;
   in.zonal_subnets = {{"subnet-a", "us-west-2a", "", "", 100, {}}, {"subnet-b", "us-west-2b", "", "", 100, {}}};
-  in.launch_templates = {{"amd64", "karpenter.k8s.aws/1"}, {"arm64", "karpenter.k8s.aws/2"}};
+  in.architectures = {"amd64", "arm64"};
+  in.launch_template_for = [](const cloud::InstanceType& t) -> core::Result<std::string> {
+    return std::string(t.requirements.Find("kubernetes.io/arch")->Any() == "amd64" ? "karpenter.k8s.aws/1"
+                                                                                  : "karpenter.k8s.aws/2");
+  };
   in.search.catalog_source = "aws";
   in.tags = LaunchTags("demo", "default", "default", {});
   return in;
@@ -149,6 +153,33 @@ TEST(FleetRequestTest, AFleetAnswerIsAnInstanceOrTheReasonThereIsNone) {
   EXPECT_EQ(failed.error.code(), core::StatusCode::kInternal);
   EXPECT_THAT(failed.error.message(), HasSubstr("InvalidLaunchTemplateName.NotFoundException: no template"));
   EXPECT_TRUE(failed.unavailable.empty());
+}
+
+TEST(FleetRequestTest, TypesOfDifferentMaxPodsLaunchFromTemplatesOfTheirOwn) {
+  // m5.xlarge and m5.2xlarge allow 58 pods, m5.4xlarge 234: two templates, each type's override
+  // in its own.
+  api::NodeClaim claim = Claim({{"node.kubernetes.io/instance-type", "In",
+                                 {"m5.xlarge", "m5.2xlarge", "m5.4xlarge"}, std::nullopt}}, "1");
+  FleetPlanInput in = Input(&claim);
+  std::vector<std::string> asked;
+  in.launch_template_for = [&](const cloud::InstanceType& t) -> core::Result<std::string> {
+    asked.push_back(t.name);
+    return "karpenter.k8s.aws/pods-" + std::to_string(t.capacity.Get("pods").Value());
+  };
+  auto plan = PlanFleet(in);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::map<std::string, std::set<std::string>> types_of;
+  for (const FleetLaunchTemplateConfig& c : plan->request.configs)
+    for (const FleetOverride& o : c.overrides) types_of[c.launch_template_name].insert(o.instance_type);
+  EXPECT_EQ(types_of["karpenter.k8s.aws/pods-58"], (std::set<std::string>{"m5.xlarge", "m5.2xlarge"}));
+  EXPECT_EQ(types_of["karpenter.k8s.aws/pods-234"], (std::set<std::string>{"m5.4xlarge"}));
+  EXPECT_EQ(types_of.size(), 2u);
+
+  // A template that cannot be made fails the plan with its reason.
+  in.launch_template_for = [](const cloud::InstanceType&) -> core::Result<std::string> {
+    return core::Status::Internal("CreateLaunchTemplate refused");
+  };
+  EXPECT_EQ(PlanFleet(in).status().message(), "CreateLaunchTemplate refused");
 }
 
 TEST(FleetRequestTest, ABatchedFleetGivesEachLaunchOneInstanceAndTheRestTheReason) {
