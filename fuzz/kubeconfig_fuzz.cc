@@ -8,11 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "fuzz_check.h"
 #include "kube/kubeconfig.h"
@@ -25,20 +27,25 @@ void WriteFile(const std::filesystem::path& path, std::string_view text) {
   if (!out) nodesmith::fuzz::Fail("cannot write", path.string());
 }
 
-// The directory of this process's kubeconfig, created once with the files a seed may name.
+// The directory of this process's kubeconfig, created once with the files a seed may name and
+// removed at exit. The path is never destroyed, so the exit handler can still read it.
 const std::filesystem::path& Dir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() /
-                              ("nodesmith-kubeconfig-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+  static const std::filesystem::path* dir = [] {
+    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                        ("nodesmith-kubeconfig-fuzz-" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*d);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(Dir(), ignored);
+    });
     const std::string pem = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUfuzz\n-----END CERTIFICATE-----\n";
-    WriteFile(d / "ca.crt", pem);
-    WriteFile(d / "client.crt", pem);
-    WriteFile(d / "client.key", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIfuzz\n-----END EC PRIVATE KEY-----\n");
-    WriteFile(d / "token", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3ViZS1zeXN0ZW06bm9kZXNtaXRoIn0.c2ln\n");
+    WriteFile(*d / "ca.crt", pem);
+    WriteFile(*d / "client.crt", pem);
+    WriteFile(*d / "client.key", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIfuzz\n-----END EC PRIVATE KEY-----\n");
+    WriteFile(*d / "token", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3ViZS1zeXN0ZW06bm9kZXNtaXRoIn0.c2ln\n");
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 }  // namespace
