@@ -12,7 +12,8 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest
+FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest interruption_message kubeconfig \
+  watch_decoder aws_json ec2_xml catalog
 
 .PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz bench bench-cluster clean
 

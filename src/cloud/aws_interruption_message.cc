@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -143,7 +145,14 @@ core::Result<std::vector<InterruptionMessage>> Parse(const json& doc, std::strin
   m.instance_id = *instance;
   if (*detail_type == kSpotWarning) {
     m.kind = InterruptionMessageKind::kSpotInterruption;
-    if (m.start_time) m.action_time = *m.start_time + kSpotWarningLead;
+    if (m.start_time) {
+      // `time` may be as late as Time can hold (2262-04-11T23:47:16Z); two minutes after the last
+      // two minutes of that range would overflow, so the reclaim is then the last instant there is.
+      constexpr int64_t kLatest = std::numeric_limits<int64_t>::max();
+      const int64_t lead = std::chrono::nanoseconds(kSpotWarningLead).count();
+      m.action_time = m.start_time->unix_nanos > kLatest - lead ? core::Time{kLatest}
+                                                                 : *m.start_time + kSpotWarningLead;
+    }
   } else if (*detail_type == kReservationWarning) {
     m.kind = InterruptionMessageKind::kCapacityReservationInterruption;
   } else if (*detail_type == kRebalance) {
@@ -175,8 +184,10 @@ core::Result<std::vector<InterruptionMessage>> ParseAwsInterruptionMessage(std::
   json doc;
   try {
     doc = json::parse(body.begin(), body.end());
-  } catch (const json::parse_error& e) {
-    // nlohmann's message names the byte offset; keep that and drop its "[json.exception...]" tag.
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error) or a number beyond a double (out_of_range, "number overflow
+    // parsing '1e400'"): both are a body nodesmith cannot read, not a reason to abort. nlohmann's
+    // message names the byte offset or the number; keep that and drop its "[json.exception...]" tag.
     std::string what = e.what();
     auto tag_end = what.find("] ");
     if (tag_end != std::string::npos) what = what.substr(tag_end + 2);

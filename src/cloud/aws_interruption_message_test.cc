@@ -3,7 +3,9 @@
 // as the kind and instances Karpenter's parsers give it; malformed bodies are errors, not crashes.
 #include "cloud/aws_interruption_message.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -114,6 +116,20 @@ TEST(AwsInterruptionMessage, ASpotWarningIsReclaimedTwoMinutesAfterItIsSent) {
   EXPECT_EQ(InterruptionMessageKindName(m), "spot");
 }
 
+// The reclaim instant is `time` plus two minutes; for a `time` in the last two minutes Time can
+// hold, that sum overflowed int64 (undefined behaviour).
+TEST(AwsInterruptionMessage, ASpotWarningAtTheEndOfTimeIsReclaimedAtTheLastInstant) {
+  auto parsed = ParseAwsInterruptionMessage(
+      R"({"version": "0", "source": "aws.ec2", "detail-type": "EC2 Spot Instance Interruption Warning",
+          "time": "2262-04-11T23:46:00Z", "detail": {"instance-id": "i-1"}})",
+      "r");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->size(), 1u);
+  ASSERT_TRUE(parsed->at(0).action_time.has_value());
+  EXPECT_EQ(parsed->at(0).action_time->unix_nanos, std::numeric_limits<int64_t>::max());
+  EXPECT_GT(*parsed->at(0).action_time, *parsed->at(0).start_time);
+}
+
 TEST(AwsInterruptionMessage, AHealthEventNamingSeveralInstancesGivesOneMessageEach) {
   std::string body = R"({"version": "0", "source": "aws.health", "detail-type": "AWS Health Event",
     "time": "2024-01-01T00:00:00Z",
@@ -208,6 +224,22 @@ TEST(AwsInterruptionMessage, MalformedBodiesAreErrorsThatNameTheProblem) {
     EXPECT_THAT(parsed.status().message(), HasSubstr("interruption message: "));
     EXPECT_THAT(parsed.status().message(), HasSubstr(c.error));
   }
+}
+
+// nlohmann/json throws out_of_range, not parse_error, for a number beyond a double; the parser
+// caught only the latter, so such a body aborted the controller.
+TEST(AwsInterruptionMessage, ANumberBeyondADoubleIsAnErrorNotAnAbort) {
+  const std::string body = R"({"version": "0", "source": "aws.ec2",
+    "detail-type": "EC2 Spot Instance Interruption Warning",
+    "detail": {"instance-id": "i-1", "instance-action": 1e400}})";
+  auto parsed = ParseAwsInterruptionMessage(body, "r");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), core::StatusCode::kInvalidArgument);
+  EXPECT_THAT(parsed.status().message(), HasSubstr("interruption message: invalid JSON: "));
+  EXPECT_THAT(parsed.status().message(), HasSubstr("1e400"));
+  auto messages = AwsInterruptionMessagesOrUnknown(body, "r");
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].kind, Kind::kUnknown);
 }
 
 TEST(AwsInterruptionMessage, AQueueTurnsAnUnreadableBodyIntoOneUnknownMessageToDelete) {

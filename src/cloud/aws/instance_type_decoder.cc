@@ -17,8 +17,61 @@ namespace {
 
 using scheduling::Requirement;
 
+// The largest number ChildInt returns: EC2's counts are 32-bit integers, and keeping every one
+// below 2^31 keeps their sums and products (GPUs of several entries, neuron devices × cores) well
+// inside int64. A larger (or smaller than -1) number reads as the bound, which CheckRanges refuses.
+constexpr int64_t kChildIntMax = (int64_t{1} << 31) - 1;
+
 int64_t ChildInt(pugi::xml_node node, const char* name) {
-  return std::strtoll(node.child(name).text().as_string("0"), nullptr, 10);
+  const int64_t v = std::strtoll(node.child(name).text().as_string("0"), nullptr, 10);
+  return std::clamp<int64_t>(v, -1, kChildIntMax);
+}
+
+// A decoded number must lie in [0, max]. The bounds are far above EC2's largest types (1,920
+// vCPUs, 32 TiB of memory, 15 interfaces of 50 addresses, 3,200 Gbit/s) and low enough that what
+// ComputeEc2Capacity derives from them (bytes of memory and disk, millicores, pods, the kubelet's
+// reserved memory per pod) stays inside int64: EC2 choosing the numbers must not overflow it.
+core::Status CheckRanges(const LiveInstanceSpec& spec) {
+  struct Field {
+    const char* name;
+    int64_t value;
+    int64_t max;
+  };
+  const int64_t k16 = int64_t{1} << 16, k20 = int64_t{1} << 20, k30 = int64_t{1} << 30,
+                k40 = int64_t{1} << 40;
+  const Field fields[] = {
+      {"vCpuInfo/defaultVCpus", spec.vcpus, k20},
+      {"memoryInfo/sizeInMiB", spec.memory_mib, k30},
+      {"gpuInfo/gpus count", spec.gpu_count, k20},
+      {"gpuInfo/gpus memoryInfo/sizeInMiB", spec.gpu_memory_mib, k30},
+      {"accelerator count", spec.accelerator_count, k20},
+      {"neuron cores", spec.neuron_cores, k20},
+      {"networkInfo/maximumNetworkInterfaces", spec.enis, k16},
+      {"networkInfo/ipv4AddressesPerInterface", spec.ipv4_per_eni, k16},
+      {"networkInfo/efaInfo/maximumEfaInterfaces", spec.efa_interfaces, k16},
+      {"networkInfo baseline bandwidth (Mbit/s)", spec.network_bandwidth_mbps, k40},
+      {"instanceStorageInfo/totalSizeInGB", spec.local_nvme_gb, k30},
+      {"ebsInfo/ebsOptimizedInfo/maximumBandwidthInMbps", spec.ebs_bandwidth_mbps.value_or(0), k40},
+      {"processorInfo/sustainedClockSpeedInGhz (MHz)", spec.cpu_sustained_clock_speed_mhz.value_or(0), k30},
+  };
+  for (const Field& f : fields) {
+    if (f.value < 0 || f.value > f.max) {
+      // ChildInt's bounds stand for anything beyond them; say so rather than print the bound.
+      const std::string value = f.value < 0                 ? "negative or not a number"
+                                : f.value >= kChildIntMax ? std::to_string(kChildIntMax) + " or more"
+                                                          : std::to_string(f.value);
+      return core::Status::Invalid("DescribeInstanceTypes item " + spec.name + ": " + f.name + " " +
+                                   value + " is out of range (0 to " + std::to_string(f.max) + ")");
+    }
+  }
+  return core::Status::Ok();
+}
+
+// llround of `x` when it is a finite number of a size llround can return, else -1 (which
+// CheckRanges refuses): llround's result is unspecified outside long long's range.
+int64_t RoundOrMinusOne(double x) {
+  if (!std::isfinite(x) || x < 0 || x > 1e15) return -1;
+  return std::llround(x);
 }
 
 bool ChildBool(pugi::xml_node node, const char* name) {
@@ -107,7 +160,7 @@ void DecodeNetwork(pugi::xml_node network, const cloud::Ec2InstanceSpec* table, 
   spec->encryption_in_transit = ChildBool(network, "encryptionInTransitSupported");
   spec->efa_interfaces = ChildInt(network.child("efaInfo"), "maximumEfaInterfaces");
   if (bandwidth_known && bandwidth_gbps > 0) {
-    spec->network_bandwidth_mbps = std::llround(bandwidth_gbps * 1000);
+    spec->network_bandwidth_mbps = RoundOrMinusOne(bandwidth_gbps * 1000);
   } else if (table != nullptr) {
     spec->network_bandwidth_mbps = table->network_bandwidth_mbps;
   }
@@ -176,7 +229,7 @@ core::Result<LiveInstanceSpec> DecodeInstanceTypeItem(pugi::xml_node item) {
   spec.arch = KubeArchitecture(processor);
   spec.cpu_manufacturer = LowerKebab(ChildText(processor, "manufacturer"));
   if (pugi::xml_node clock = processor.child("sustainedClockSpeedInGhz")) {
-    spec.cpu_sustained_clock_speed_mhz = std::lround(clock.text().as_double() * 1000);
+    spec.cpu_sustained_clock_speed_mhz = RoundOrMinusOne(clock.text().as_double() * 1000);
   }
   spec.hypervisor = ChildText(item, "hypervisor");  // absent on bare metal
   spec.bare_metal = ChildBool(item, "bareMetal");
@@ -198,6 +251,7 @@ core::Result<LiveInstanceSpec> DecodeInstanceTypeItem(pugi::xml_node item) {
     spec.usage_classes.emplace_back(c.text().as_string());
   }
   if (table != nullptr) spec.on_demand_price = table->on_demand_price;
+  NS_RETURN_IF_ERROR(CheckRanges(spec));
   return spec;
 }
 

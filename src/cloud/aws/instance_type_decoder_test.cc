@@ -308,6 +308,39 @@ TEST(InstanceTypeDecoderTest, ItemsWithoutANameOrSizeAreRejected) {
   EXPECT_THAT(live.status().message(), HasSubstr("x1.large"));
 }
 
+// EC2's numbers went straight into the capacity arithmetic: a sizeInMiB of 2^63-1 overflowed the
+// bytes of memory (undefined behaviour), and so could GPU sums, neuron cores and pods. Such an item
+// is now refused with the field named; an ordinary one still decodes.
+TEST(InstanceTypeDecoderTest, NumbersBeyondAnyInstanceAreRejectedNotOverflowed) {
+  struct Case {
+    std::string from, to, field;
+  };
+  const std::vector<Case> cases = {
+      {"<sizeInMiB>8192<", "<sizeInMiB>9223372036854775807<", "memoryInfo/sizeInMiB 2147483647 or more is out of range (0 to 1073741824)"},
+      {"<sizeInMiB>8192<", "<sizeInMiB>99999999999999999999<", "memoryInfo/sizeInMiB"},
+      {"<defaultVCpus>2<", "<defaultVCpus>4294967296<", "vCpuInfo/defaultVCpus"},
+      {"<ipv4AddressesPerInterface>10<", "<ipv4AddressesPerInterface>2147483647<",
+       "networkInfo/ipv4AddressesPerInterface"},
+      {"<ipv4AddressesPerInterface>10<", "<ipv4AddressesPerInterface>-7<",
+       "networkInfo/ipv4AddressesPerInterface negative or not a number"},
+      {"<baselineBandwidthInGbps>0.75<", "<baselineBandwidthInGbps>1e300<", "bandwidth"},
+      {"<sustainedClockSpeedInGhz>3.1<", "<sustainedClockSpeedInGhz>nan<", "sustainedClockSpeedInGhz"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.to);
+    std::string item = kM5Large;
+    ASSERT_NE(item.find(c.from), std::string::npos);
+    item.replace(item.find(c.from), c.from.size(), c.to);
+    auto live = LiveInstanceTypes({Page(item)}, OfferedIn("m5.large", {"us-west-2a"}), PriceBook(), kRegion, {});
+    ASSERT_FALSE(live.ok());
+    EXPECT_THAT(live.status().message(), HasSubstr("m5.large"));
+    EXPECT_THAT(live.status().message(), HasSubstr(c.field));
+    EXPECT_THAT(live.status().message(), HasSubstr("out of range"));
+  }
+  auto ordinary = LiveInstanceTypes({Page(kM5Large)}, {}, PriceBook(), kRegion, {});
+  EXPECT_TRUE(ordinary.ok()) << ordinary.status().message();
+}
+
 // --- Offerings and prices ---
 
 TEST(LiveInstanceTypesTest, OfferingsFollowTheZonesAndTheUsageClasses) {

@@ -1,6 +1,16 @@
 #include "cloud/aws/json_protocol.h"
 
 namespace nodesmith::aws {
+namespace {
+
+// The string member `key` of `object`, "" when it is absent or not a string. json::value() would
+// throw type_error for a member of another type, and the endpoint chooses what it sends.
+std::string StringMember(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
 
 AwsError DecodeJsonError(const HttpResponse& response) {
   AwsError e;
@@ -11,11 +21,12 @@ AwsError DecodeJsonError(const HttpResponse& response) {
     e.message = response.body.substr(0, 200);
     return e;
   }
-  std::string type = body.value("__type", "");
-  if (type.empty()) type = body.value("code", "");
+  std::string type = StringMember(body, "__type");
+  if (type.empty()) type = StringMember(body, "code");
   size_t hash = type.rfind('#');
   e.code = hash == std::string::npos ? type : type.substr(hash + 1);
-  e.message = body.value("message", body.value("Message", ""));
+  e.message = StringMember(body, "message");
+  if (e.message.empty()) e.message = StringMember(body, "Message");
   // SQS in JSON mode names its query-era code in a header.
   auto query_error = response.headers.find("x-amzn-query-error");
   if (query_error != response.headers.end()) {

@@ -107,6 +107,22 @@ TEST(AwsErrorTest, DecodesBothXmlErrorShapesAndJsonErrors) {
   EXPECT_EQ(DecodeXmlError(html).code, "");
 }
 
+// json::value() throws type_error when the member is there with another type; DecodeJsonError
+// used it for __type, code, message and Message, so such an error answer aborted the caller.
+TEST(AwsErrorTest, AJsonErrorWithMistypedFieldsDecodesWithoutThem) {
+  HttpResponse code{400, {}, R"({"code": {"__type": "x"}, "message": "m"})"};
+  AwsError a = DecodeJsonError(code);
+  EXPECT_EQ(a.code, "");
+  EXPECT_EQ(a.message, "m");
+  HttpResponse type{400, {}, R"({"__type": 5, "code": "ThrottlingException", "message": ["x"], "Message": "slow down"})"};
+  AwsError b = DecodeJsonError(type);
+  EXPECT_EQ(b.code, "ThrottlingException");
+  EXPECT_EQ(b.message, "slow down");
+  HttpResponse message{400, {}, R"({"__type": "a#B", "message": null})"};
+  EXPECT_EQ(DecodeJsonError(message).code, "B");
+  EXPECT_EQ(DecodeJsonError(message).message, "");
+}
+
 // --- The retry strategy ---
 
 TEST(RetryStrategyTest, BackoffIsExponentialWithFullJitterAndCapped) {

@@ -5,9 +5,16 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cloud/aws/json_protocol.h"
 
 namespace nodesmith::aws {
+
+// The value of a GetParameter answer ({"Parameter": {"Value": ...}}) for parameter `name`; an
+// Internal error naming it when the answer has no string there. Public so that the parse of what
+// the endpoint sent can be tested (and fuzzed) without one.
+core::Result<std::string> DecodeGetParameterAnswer(const nlohmann::json& answer, const std::string& name);
 
 class SsmClient {
  public:
