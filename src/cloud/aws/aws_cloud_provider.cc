@@ -186,13 +186,7 @@ core::Result<AwsCloudProvider::LaunchTemplateSource> AwsCloudProvider::LaunchTem
   auto user_data = BuildUserData(src.family, bootstrap);
   if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + node_class.metadata.name);
 
-  // One image per architecture the class has one for (the standard variant).
-  for (const ResolvedImage& image : rc.images) {
-    std::string arch = KubernetesArchOf(image.architecture);
-    if (arch.empty() || src.image_of_arch.count(arch) != 0) continue;
-    if (!image.variant.empty() && image.variant != "standard") continue;
-    src.image_of_arch[arch] = image.id;
-  }
+  src.images = rc.images;
   return src;
 }
 
@@ -206,14 +200,13 @@ std::optional<int> AwsCloudProvider::MaxPodsOf(const LaunchTemplateSource& src, 
 
 core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplateFor(LaunchTemplateSource& src,
                                                                     const cloud::InstanceType& type) {
-  const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
-  auto image = arch == nullptr ? src.image_of_arch.end() : src.image_of_arch.find(arch->Any());
-  if (image == src.image_of_arch.end()) {
+  const ResolvedImage* image = ImageForType(src.images, type);
+  if (image == nullptr) {
     return core::Status(core::StatusCode::kFailedPrecondition,
                         "EC2NodeClass " + src.node_class->metadata.name + " has no image for " + type.name);
   }
   const std::optional<int> max_pods = MaxPodsOf(src, type);
-  const std::string key = image->first + "/" + (max_pods ? std::to_string(*max_pods) : std::string());
+  const std::string key = image->id + "/" + (max_pods ? std::to_string(*max_pods) : std::string());
   if (auto known = src.made.find(key); known != src.made.end()) return known->second;
 
   BootstrapOptions bootstrap = src.bootstrap;
@@ -222,7 +215,7 @@ core::Result<std::string> AwsCloudProvider::EnsureLaunchTemplateFor(LaunchTempla
   if (!user_data.ok()) return user_data.status().WithPrefix("EC2NodeClass " + src.node_class->metadata.name);
   const api::EC2NodeClass& node_class = *src.node_class;
   LaunchTemplateData data;
-  data.image_id = image->second;
+  data.image_id = image->id;
   data.user_data = core::Base64Encode(*user_data);
   data.instance_profile_name = src.instance_profile;
   for (const std::string& id : src.security_group_ids) data.security_group_ids.push_back(id);
@@ -272,17 +265,15 @@ core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeC
 
   auto source = LaunchTemplateSourceFor(node_class, rc, probe, instance_profile);
   if (!source.ok()) return source.status();
-  if (source->image_of_arch.empty() || rc.subnets.empty()) {
+  if (source->images.empty() || rc.subnets.empty()) {
     return core::Status(core::StatusCode::kFailedPrecondition,
-                        "EC2NodeClass " + class_name + " has no standard image or no subnet to validate with");
+                        "EC2NodeClass " + class_name + " has no image or no subnet to validate with");
   }
-  // The cheapest type of the first image's architecture: a type the class could launch.
-  const std::string arch = source->image_of_arch.begin()->first;
+  // The cheapest on-demand type the class has an image for: a type it could launch.
   const cloud::InstanceType* type = nullptr;
   double cheapest = 0;
   for (const cloud::InstanceTypePtr& t : options_.instance_types) {
-    const s::Requirement* a = t->requirements.Find(s::kLabelArchStable);
-    if (a == nullptr || a->Any() != arch) continue;
+    if (ImageForType(source->images, *t) == nullptr) continue;
     for (const cloud::Offering& o : t->offerings) {
       if (o.capacity_type != "on-demand") continue;
       if (type == nullptr || o.price < cheapest) {
@@ -293,7 +284,7 @@ core::Result<NodeClassValidation> AwsCloudProvider::Validate(const api::EC2NodeC
   }
   if (type == nullptr) {
     return core::Status(core::StatusCode::kFailedPrecondition,
-                        "EC2NodeClass " + class_name + ": no on-demand instance type for " + arch);
+                        "EC2NodeClass " + class_name + ": no on-demand instance type for its images");
   }
   auto made = EnsureLaunchTemplateFor(*source, *type);
   if (!made.ok()) return denied("CreateLaunchTemplateAuthCheckFailed", "CreateLaunchTemplate", made.status());
@@ -360,7 +351,9 @@ core::Result<AwsCloudProvider::PreparedLaunch> AwsCloudProvider::PrepareLaunch(
   in.instance_types = options_.instance_types;
   in.node_claim = &node_claim;
   in.zonal_subnets = SubnetPerZone(rc.subnets);
-  for (const auto& [arch, image] : source->image_of_arch) in.architectures.insert(arch);
+  in.has_image = [&source](const cloud::InstanceType& type) {
+    return ImageForType(source->images, type) != nullptr;
+  };
   in.launch_template_for = [this, &source](const cloud::InstanceType& type) {
     return EnsureLaunchTemplateFor(*source, type);
   };
@@ -391,13 +384,8 @@ core::Result<api::NodeClaim> AwsCloudProvider::LaunchedAs(const api::NodeClaim& 
   api::NodeClaim launched = cloud::LaunchedNodeClaim(
       node_claim, type, offering, session_.region(),
       std::string(kAwsProviderIdPrefix) + instance.zone + "/" + instance.instance_id);
-  // The image of the instance's architecture, for AMI drift.
-  const s::Requirement* arch = type.requirements.Find(s::kLabelArchStable);
-  for (const ResolvedImage& image : launch.images)
-    if (arch != nullptr && KubernetesArchOf(image.architecture) == arch->Any()) {
-      launched.status.image_id = image.id;
-      break;
-    }
+  // The image it was launched with, for AMI drift.
+  if (const ResolvedImage* image = ImageForType(launch.images, type)) launched.status.image_id = image->id;
   // What it was launched from, for NodeClassDrift.
   api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp, launch.node_class_hash);
   return launched;
@@ -450,6 +438,8 @@ std::vector<core::Result<api::NodeClaim>> AwsCloudProvider::CreateAll(
     FleetOutcome outcome = InterpretFleet(*fleet, launch.plan, batch.size(), names);
     const core::Time now = clock_.Now();
     for (const cloud::OfferingRef& o : outcome.unavailable) unavailable_.Mark(o, now + options_.unavailable_for);
+    // What was launched is what Get is asked about next (registration, termination).
+    for (const FleetInstance& i : outcome.instances) asked_[i.instance_id] = now;
     for (size_t k = 0; k < batch.size(); ++k) {
       out[batch[k]] = k < outcome.instances.size()
                           ? LaunchedAs(node_claims[batch[k]], launch, outcome.instances[k])
@@ -477,6 +467,7 @@ core::Status AwsCloudProvider::DeleteLaunchTemplates(const std::string& node_cla
 core::Status AwsCloudProvider::Delete(const api::NodeClaim& node_claim) {
   const std::string id = InstanceIdOf(node_claim.status.provider_id);
   if (id.empty()) return core::Status::NotFound("instance " + node_claim.status.provider_id + " not found");
+  answers_.erase(id);  // the next Get asks EC2 again
   auto terminated = session_.ec2().TerminateInstances({id});
   if (!terminated.ok()) {
     if (terminated.status().code() == core::StatusCode::kNotFound)
@@ -512,18 +503,55 @@ api::NodeClaim AwsCloudProvider::FromInstance(const Instance& instance) const {
   return claim;
 }
 
+core::Status AwsCloudProvider::DescribeIntoAnswers(const std::vector<std::string>& ids, core::Time now) const {
+  auto described = session_.ec2().DescribeInstances({{"instance-state-name", kLiveStates}}, ids);
+  if (!described.ok()) {
+    if (described.status().code() != core::StatusCode::kNotFound) return described.status();
+    if (ids.size() == 1) {
+      answers_[ids[0]] = {std::nullopt, now};
+      asked_.erase(ids[0]);  // gone for good: not worth asking about again
+      return core::Status::Ok();
+    }
+    // One of them is unknown to EC2 and fails the call: ask each alone.
+    for (const std::string& id : ids) NS_RETURN_IF_ERROR(DescribeIntoAnswers({id}, now));
+    return core::Status::Ok();
+  }
+  for (const std::string& id : ids) answers_[id] = {std::nullopt, now};
+  for (const Instance& i : *described) {
+    auto it = answers_.find(i.id);
+    if (it == answers_.end() || i.state == "shutting-down" || i.state == "terminated") continue;
+    it->second.instance = i;
+  }
+  return core::Status::Ok();
+}
+
 core::Result<api::NodeClaim> AwsCloudProvider::Get(const std::string& provider_id) const {
   const std::string id = InstanceIdOf(provider_id);
   if (id.empty()) return core::Status::NotFound("instance " + provider_id + " not found");
-  auto instances = session_.ec2().DescribeInstances({{"instance-state-name", kLiveStates}}, {id});
-  if (!instances.ok()) {
-    if (instances.status().code() == core::StatusCode::kNotFound)
-      return core::Status::NotFound("instance " + id + " not found");
-    return instances.status();
+  const core::Time now = clock_.Now();
+  asked_[id] = now;
+  auto known = answers_.find(id);
+  if (known == answers_.end() || now - known->second.at >= options_.describe_batch_window) {
+    // This id, then the others asked about lately whose answers are not fresh, up to the batch.
+    std::vector<std::string> ids = {id};
+    for (auto it = asked_.begin(); it != asked_.end();) {
+      if (now - it->second >= options_.describe_watch) {
+        answers_.erase(it->first);
+        it = asked_.erase(it);
+        continue;
+      }
+      auto answer = answers_.find(it->first);
+      if (it->first != id && ids.size() < kMaxDescribeBatch &&
+          (answer == answers_.end() || now - answer->second.at >= options_.describe_batch_window))
+        ids.push_back(it->first);
+      ++it;
+    }
+    NS_RETURN_IF_ERROR(DescribeIntoAnswers(ids, now));
+    known = answers_.find(id);
   }
-  for (const Instance& i : *instances)
-    if (i.id == id && i.state != "shutting-down" && i.state != "terminated") return FromInstance(i);
-  return core::Status::NotFound("instance " + id + " not found");
+  if (known == answers_.end() || !known->second.instance)
+    return core::Status::NotFound("instance " + id + " not found");
+  return FromInstance(*known->second.instance);
 }
 
 std::vector<api::NodeClaim> AwsCloudProvider::List() const {

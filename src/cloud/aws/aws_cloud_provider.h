@@ -2,8 +2,8 @@
 //
 //   Create   resolves the NodeClaim's EC2NodeClass (nodeclass_resolver.h; an answer is reused
 //            for a minute), refuses while the class is not Ready (or, naming a role, has no
-//            instance profile yet), builds one launch template per architecture × max pods
-//            of the types offered (the class's image for it, user data for its AMI family
+//            instance profile yet), builds one launch template per image × max pods of the
+//            types offered (the class's image for the type's architecture and GPU, user data for its AMI family
 //            with the NodeClaim's labels and taints, karpenter.sh/unregistered:NoExecute and
 //            the type's max pods, security groups, block devices, metadata options, tags)
 //            and creates it unless it exists,
@@ -13,7 +13,10 @@
 //            and the class's hash stamp.
 //   Delete   terminates the instance; NotFound once EC2 no longer knows it or it is terminated.
 //   Get/List DescribeInstances by id, or by this cluster's and nodesmith's tags, in any state
-//            but terminated.
+//            but terminated. Get batches as Karpenter's DescribeInstances batcher does: one
+//            call answers for every instance asked about lately (the terminator polls each
+//            instance it deletes), and its answers serve the next second's Gets; an id EC2
+//            does not know fails the whole call, so then each is asked alone.
 //   GetInstanceTypes  the catalog's types, offerings in zones without one of the class's
 //            subnets or in an insufficient-capacity window marked unavailable.
 //   IsDrifted as Karpenter's, the first that applies: NodeClassDrift (the class's hash stamp,
@@ -49,6 +52,8 @@ namespace nodesmith::aws {
 inline constexpr const char* kAwsProviderIdPrefix = "aws:///";
 // The most launches one CreateFleet carries (Karpenter's batcher's MaxItems).
 inline constexpr size_t kMaxLaunchBatch = 1000;
+// The most instances one of Get's DescribeInstances asks about.
+inline constexpr size_t kMaxDescribeBatch = 500;
 
 // The cluster the instances join, as their user data says it.
 struct ClusterIdentity {
@@ -70,6 +75,11 @@ struct AwsCloudProviderOptions {
   // A launch template no launch or validation used for this long is deleted (Karpenter's
   // launch-template cache TTL, whose eviction deletes the template).
   core::Duration launch_template_ttl = std::chrono::minutes(1);
+  // Get's DescribeInstances batching: an answer is reused this long, and each call also asks
+  // about every instance Get was asked about (or CreateAll launched) within `describe_watch`,
+  // at most kMaxDescribeBatch of them — Karpenter's batcher's window and size.
+  core::Duration describe_batch_window = std::chrono::seconds(1);
+  core::Duration describe_watch = std::chrono::minutes(1);
 };
 
 // What the EC2NodeClass validation's dry runs found: an empty reason when the controller may
@@ -150,7 +160,7 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
                                           const FleetInstance& instance) const;
   core::Result<std::string> EnsureLaunchTemplate(const LaunchTemplateData& data);
   // What the launch templates of one NodeClaim share; each instance type then gets the one of
-  // its architecture and max pods, as Karpenter groups them.
+  // its image (by architecture and GPU: ImageForType) and max pods, as Karpenter groups them.
   struct LaunchTemplateSource {
     const api::EC2NodeClass* node_class = nullptr;
     cloud::AmiFamily family = cloud::AmiFamily::kAL2023;
@@ -159,8 +169,8 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
     std::vector<std::string> security_group_ids;
     Tags tags;
     std::string instance_profile;
-    std::map<std::string, std::string> image_of_arch;  // kubernetes.io/arch -> standard image
-    std::map<std::string, std::string> made;           // "<arch>/<max pods>" -> template name
+    std::vector<ResolvedImage> images;       // the class's, newest first (ImageForType)
+    std::map<std::string, std::string> made;  // "<image>/<max pods>" -> template name
   };
   // REQUIRES: `node_class` outlives the source.
   core::Result<LaunchTemplateSource> LaunchTemplateSourceFor(const api::EC2NodeClass& node_class,
@@ -170,7 +180,7 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   // The pods the kubelet of `type` is told: the type's pods capacity, which the scheduler
   // planned with (the VPC CNI's ENI limit), unless the class sets kubelet.maxPods itself.
   static std::optional<int> MaxPodsOf(const LaunchTemplateSource& src, const cloud::InstanceType& type);
-  // The template `type` launches from (made when missing): its architecture's image, its max pods.
+  // The template `type` launches from (made when missing): its image, its max pods.
   core::Result<std::string> EnsureLaunchTemplateFor(LaunchTemplateSource& src, const cloud::InstanceType& type);
   // The tags of everything launched for `node_claim` from `node_class`.
   Tags TagsFor(const api::EC2NodeClass& node_class, const api::NodeClaim& node_claim) const;
@@ -191,6 +201,16 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   std::map<std::string, core::Time> launch_templates_;  // names known to exist -> last used
   bool launch_templates_listed_ = false;                 // the cluster's were read once
   mutable std::map<std::string, Instance> instances_;       // by id: CachedInstance's
+  // Get's batching: what the last DescribeInstances said of an id (nullopt: not live) and when;
+  // the ids asked about, with the last time.
+  struct InstanceAnswer {
+    std::optional<Instance> instance;
+    core::Time at;
+  };
+  mutable std::map<std::string, InstanceAnswer> answers_;
+  mutable std::map<std::string, core::Time> asked_;
+  // Describes `ids` (live states only) into answers_ at `now`.
+  core::Status DescribeIntoAnswers(const std::vector<std::string>& ids, core::Time now) const;
   mutable std::optional<core::Time> instances_at_;
   cloud::sim::UnavailableOfferings unavailable_;
 };

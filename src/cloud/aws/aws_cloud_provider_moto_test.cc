@@ -94,6 +94,34 @@ TEST_F(AwsCloudProviderMotoTest, NodeClaimsOfOneShapeLaunchedTogetherAreOneFleet
   EXPECT_EQ(provider_->List().size(), 4u);
 }
 
+TEST_F(AwsCloudProviderMotoTest, GetAsksAboutEveryInstanceOfInterestInOneCall) {
+  auto launched = provider_->CreateAll({Claim("default-g1"), Claim("default-g2"), Claim("default-g3")});
+  for (const auto& l : launched) ASSERT_TRUE(l.ok()) << l.status().message();
+
+  // The terminator polls each instance: one DescribeInstances answers for all three.
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  for (const auto& l : launched) ASSERT_TRUE(provider_->Get(l->status.provider_id).ok());
+  MotoRecorder("stop-recording");
+  std::vector<std::string> calls = RecordedBodies("DescribeInstances");
+  ASSERT_EQ(calls.size(), 1u);
+  for (const auto& l : launched)
+    EXPECT_THAT(calls[0], HasSubstr(AwsCloudProvider::InstanceIdOf(l->status.provider_id)));
+
+  // A deleted instance is asked about again at once, and is gone; the others are still there.
+  ASSERT_TRUE(provider_->Delete(*launched[0]).ok());
+  EXPECT_EQ(provider_->Get(launched[0]->status.provider_id).status().code(), core::StatusCode::kNotFound);
+  EXPECT_TRUE(provider_->Get(launched[1]->status.provider_id).ok());
+
+  // An id EC2 does not know fails a batched call: each is then asked alone, and only it is
+  // not found. (A window of nothing: every Get asks.)
+  auto fresh = MakeProvider([](AwsCloudProviderOptions& o) { o.describe_batch_window = core::Duration(0); });
+  ASSERT_TRUE(fresh->Get(launched[1]->status.provider_id).ok());
+  auto unknown = fresh->Get("aws:///us-west-2a/i-0123456789abcdef0");
+  EXPECT_EQ(unknown.status().code(), core::StatusCode::kNotFound) << unknown.status().message();
+  EXPECT_TRUE(fresh->Get(launched[2]->status.provider_id).ok());
+}
+
 TEST_F(AwsCloudProviderMotoTest, LaunchesShareTheirLaunchTemplatesWithTheClassesTags) {
   ASSERT_TRUE(provider_->Create(Claim("default-a")).ok());
   auto first = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});
@@ -104,6 +132,37 @@ TEST_F(AwsCloudProviderMotoTest, LaunchesShareTheirLaunchTemplatesWithTheClasses
   EXPECT_EQ(templates->size(), first->size()) << "the second launch made none";
   for (const LaunchTemplate& t : *templates) EXPECT_EQ(t.name.rfind("karpenter.k8s.aws/", 0), 0u) << t.name;
   EXPECT_EQ(provider_->List().size(), 2u);
+}
+
+TEST_F(AwsCloudProviderMotoTest, AGpuTypeLaunchesWithTheAliasesNvidiaImageAndWithoutOneCannot) {
+  api::NodeClaim claim = Claim("default-gpu");
+  claim.spec.requirements = {{"node.kubernetes.io/instance-type", "In", {"g5.xlarge"}, std::nullopt}};
+  claim.spec.resource_requests = api::ResourceList{{"cpu", api::Quantity::MustParse("1")}};
+  // The fixture's alias publishes only the standard image: nothing for a GPU.
+  auto refused = provider_->Create(claim);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), core::StatusCode::kUnavailable) << refused.status().message();
+
+  auto images = session_->ec2().DescribeImages({{"architecture", {"x86_64"}}}, {}, {"amazon"});
+  ASSERT_TRUE(images.ok() && images->size() > 1);
+  const std::string nvidia = (*images)[1].id == image_ ? (*images)[0].id : (*images)[1].id;
+  PutMotoParameter("/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/nvidia/recommended/image_id",
+                   nvidia);
+  auto gpu = MakeProvider();
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  auto launched = gpu->Create(claim);
+  MotoRecorder("stop-recording");
+  ASSERT_TRUE(launched.ok()) << launched.status().message();
+  EXPECT_EQ(launched->metadata.labels.at("node.kubernetes.io/instance-type"), "g5.xlarge");
+  EXPECT_EQ(launched->status.image_id, nvidia);
+  std::vector<std::string> made = RecordedBodies("CreateLaunchTemplate");
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_EQ(FormValue(made[0], "LaunchTemplateData.ImageId"), nvidia);
+  // A type without a GPU keeps the standard image.
+  auto plain = gpu->Create(Claim("default-cpu"));
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->status.image_id, image_);
 }
 
 TEST_F(AwsCloudProviderMotoTest, EachTypesKubeletIsToldTheMaxPodsTheSchedulerPlannedWith) {

@@ -47,15 +47,11 @@ core::Result<FleetPlan> PlanFleet(const FleetPlanInput& input) {
       cloud::CompatibleOfferings(input.instance_types, *input.node_claim, input.search, &tried);
   std::map<std::string, const Subnet*> subnet_of_zone;
   for (const Subnet& s : input.zonal_subnets) subnet_of_zone[s.zone] = &s;
-  auto arch_of = [](const cloud::InstanceType& t) {
-    const scheduling::Requirement* r = t.requirements.Find(scheduling::kLabelArchStable);
-    return r == nullptr ? std::string() : r->Any();
-  };
-  // Only offerings the fleet can launch: a zone with a subnet, an architecture with a template.
+  // Only offerings the fleet can launch: a zone with a subnet, a type with an image.
   std::vector<cloud::LaunchChoice> launchable;
   for (const cloud::LaunchChoice& c : choices) {
     if (subnet_of_zone.count(c.offering->zone) == 0) continue;
-    if (input.architectures.count(arch_of(*c.type)) == 0) continue;
+    if (!input.has_image(*c.type)) continue;
     launchable.push_back(c);
   }
   if (launchable.empty()) return cloud::NoLaunchableOffering(*input.node_claim, input.search, tried);

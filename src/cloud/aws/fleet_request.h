@@ -4,7 +4,7 @@
 // PlanFleet follows Karpenter's instance provider: the capacity type is spot when the NodeClaim
 // allows it and some compatible spot offering is available, else on-demand; the overrides are
 // every compatible available offering of that capacity type in a zone the class has a subnet in,
-// the 60 cheapest instance types at most, one launch template per architecture and max pods,
+// the 60 cheapest instance types at most, one launch template per image and max pods,
 // the offering's price as its priority, the template of the cheapest override first. InterpretFleet hands out
 // the instances of the answer, one per launch, as Karpenter's CreateFleet batcher does; the
 // launches left without one failed for insufficient capacity when every error is a capacity
@@ -49,10 +49,10 @@ struct FleetPlanInput {
   std::vector<cloud::InstanceTypePtr> instance_types;  // the NodePool's, with offerings
   const api::NodeClaim* node_claim = nullptr;
   std::vector<Subnet> zonal_subnets;                   // one per zone (SubnetPerZone)
-  // The kubernetes.io/arch values the class has an image for ("amd64", "arm64").
-  std::set<std::string> architectures;
+  // Whether the class has an image for the instance type (its architecture, its GPU).
+  std::function<bool(const cloud::InstanceType&)> has_image;
   // The launch template an offered instance type launches from, made when missing (one per
-  // architecture × max pods): called only for the types the request offers.
+  // image × max pods): called only for the types the request offers.
   std::function<core::Result<std::string>(const cloud::InstanceType&)> launch_template_for;
   cloud::LaunchSearch search;  // unavailable offerings, catalog name for messages
   Tags tags;

@@ -58,7 +58,7 @@ TEST(FleetRequestMotoTest, ANodeClaimBecomesOneTaggedSpotFleetAndOneInstance) {
   auto subnets = session->ec2().DescribeSubnets({{"tag:karpenter.sh/discovery", {"demo"}}});
   ASSERT_TRUE(subnets.ok());
   in.zonal_subnets = SubnetPerZone(*subnets);
-  in.architectures = {"amd64"};
+  in.has_image = [](const cloud::InstanceType&) { return true; };
   in.launch_template_for = [&](const cloud::InstanceType&) -> core::Result<std::string> { return lt_name; };
   in.tags = tags;
   auto plan = PlanFleet(in);

@@ -34,7 +34,7 @@ FleetPlanInput Input(const api::NodeClaim* claim) {
   in.instance_types = Catalog();
   in.node_claim = claim;
   in.zonal_subnets = {{"subnet-a", "us-west-2a", "", "", 100, {}}, {"subnet-b", "us-west-2b", "", "", 100, {}}};
-  in.architectures = {"amd64", "arm64"};
+  in.has_image = [](const cloud::InstanceType&) { return true; };
   in.launch_template_for = [](const cloud::InstanceType& t) -> core::Result<std::string> {
     return std::string(t.requirements.Find("kubernetes.io/arch")->Any() == "amd64" ? "karpenter.k8s.aws/1"
                                                                                   : "karpenter.k8s.aws/2");

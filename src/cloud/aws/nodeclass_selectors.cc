@@ -168,4 +168,26 @@ std::string KubernetesArchOf(const std::string& ec2_architecture) {
   return "";
 }
 
+scheduling::Requirements ImageRequirements(const ResolvedImage& image) {
+  namespace s = scheduling;
+  s::Requirements out;
+  const std::string arch = KubernetesArchOf(image.architecture);
+  if (!arch.empty()) out.Add(s::Requirement::In(s::kLabelArchStable, {arch}));
+  if (image.variant == "standard") {
+    out.Add(s::Requirement::DoesNotExist(s::kLabelInstanceAcceleratorCount));
+    out.Add(s::Requirement::DoesNotExist(s::kLabelInstanceGpuCount));
+  } else if (image.variant == "nvidia") {
+    out.Add(s::Requirement::Exists(s::kLabelInstanceGpuCount));
+  } else if (image.variant == "neuron") {
+    out.Add(s::Requirement::Exists(s::kLabelInstanceAcceleratorCount));
+  }
+  return out;
+}
+
+const ResolvedImage* ImageForType(const std::vector<ResolvedImage>& images, const cloud::InstanceType& type) {
+  for (const ResolvedImage& image : images)
+    if (type.requirements.IntersectsWith(ImageRequirements(image))) return &image;
+  return nullptr;
+}
+
 }  // namespace nodesmith::aws

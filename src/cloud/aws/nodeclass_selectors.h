@@ -15,7 +15,9 @@
 
 #include "api/ec2nodeclass.h"
 #include "cloud/aws/ec2_client.h"
+#include "cloud/instance_type.h"
 #include "core/status.h"
+#include "scheduling/requirements.h"
 
 namespace nodesmith::aws {
 
@@ -64,5 +66,15 @@ std::string KubernetesArchOf(const std::string& ec2_architecture);
 // Per (architecture, variant) the newest image; deprecated images only when no other image has
 // that architecture and variant. Sorted newest first.
 std::vector<ResolvedImage> NewestImages(std::vector<ResolvedImage> images);
+
+// What an image can run, as Karpenter's AMI requirements say: its kubernetes.io/arch, and for
+// an alias's variants, standard: no GPU and no accelerator; nvidia: a GPU
+// (karpenter.k8s.aws/instance-gpu-count exists); neuron: an accelerator.
+scheduling::Requirements ImageRequirements(const ResolvedImage& image);
+
+// The image an instance type launches with: the first of `images` (newest first, as
+// NewestImages sorts them) whose requirements the type meets; null when none does (a GPU type
+// of a class whose alias has no nvidia image).
+const ResolvedImage* ImageForType(const std::vector<ResolvedImage>& images, const cloud::InstanceType& type);
 
 }  // namespace nodesmith::aws

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "cloud/aws_catalog.h"
+
 namespace nodesmith::aws {
 namespace {
 
@@ -104,6 +106,41 @@ TEST(NodeClassSelectorsTest, TheNewestImageWinsAndADeprecatedOneOnlyWhenAlone) {
   ASSERT_EQ(chosen.size(), 2u);
   EXPECT_EQ(chosen[0].id, "ami-new");
   EXPECT_EQ(chosen[1].id, "ami-arm-deprecated");
+}
+
+const cloud::InstanceType& CatalogType(const std::string& name) {
+  static const cloud::InstanceTypes types = *cloud::AwsInstanceTypes({});
+  for (const auto& t : types)
+    if (t->name == name) return *t;
+  ADD_FAILURE() << name << " is not in the catalog";
+  return *types.front();
+}
+
+TEST(NodeClassSelectorsTest, AnAliasesVariantsServeTheTypesTheirRequirementsAllow) {
+  const ResolvedImage standard{"ami-std", "", "x86_64", "standard", "2025-06-01T00:00:00.000Z", false};
+  const ResolvedImage nvidia{"ami-gpu", "", "x86_64", "nvidia", "2025-07-01T00:00:00.000Z", false};
+  const ResolvedImage neuron{"ami-inf", "", "x86_64", "neuron", "2025-05-01T00:00:00.000Z", false};
+  const ResolvedImage arm{"ami-arm", "", "arm64", "standard", "2025-06-01T00:00:00.000Z", false};
+  // The status's requirements, as Karpenter writes them.
+  EXPECT_EQ(ImageRequirements(standard).String(),
+            "karpenter.k8s.aws/instance-accelerator-count DoesNotExist, "
+            "karpenter.k8s.aws/instance-gpu-count DoesNotExist, kubernetes.io/arch In [amd64]");
+  EXPECT_EQ(ImageRequirements(nvidia).String(),
+            "karpenter.k8s.aws/instance-gpu-count Exists, kubernetes.io/arch In [amd64]");
+
+  const std::vector<ResolvedImage> images = NewestImages({standard, nvidia, neuron, arm});
+  auto image_of = [&](const std::string& type) {
+    const ResolvedImage* image = ImageForType(images, CatalogType(type));
+    return image == nullptr ? std::string("none") : image->id;
+  };
+  EXPECT_EQ(image_of("m5.large"), "ami-std") << "the newer nvidia image is not for a type without GPU";
+  EXPECT_EQ(image_of("g5.xlarge"), "ami-gpu");
+  EXPECT_EQ(image_of("inf2.xlarge"), "ami-inf");
+  EXPECT_EQ(image_of("m6g.large"), "ami-arm");
+  // Without the nvidia image a GPU type has none; an image found by id or name serves all.
+  EXPECT_EQ(ImageForType(NewestImages({standard}), CatalogType("g5.xlarge")), nullptr);
+  const ResolvedImage own{"ami-own", "", "x86_64", "", "2025-01-01T00:00:00.000Z", false};
+  EXPECT_EQ(ImageForType({own}, CatalogType("g5.xlarge"))->id, "ami-own");
 }
 
 }  // namespace

@@ -17,10 +17,7 @@ bool ApplyResolution(const ResolvedNodeClass& resolved, api::EC2NodeClass& node_
     api::AMIStatus a;
     a.id = image.id;
     a.name = image.name;
-    const std::string arch = KubernetesArchOf(image.architecture);
-    if (!arch.empty()) {
-      a.requirements.push_back({scheduling::kLabelArchStable, "In", {arch}, std::nullopt});
-    }
+    a.requirements = ImageRequirements(image).ToNodeSelectorRequirements();
     a.deprecated = image.deprecated;
     amis.push_back(std::move(a));
   }

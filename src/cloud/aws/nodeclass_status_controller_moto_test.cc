@@ -83,9 +83,14 @@ TEST_F(NodeClassStatusControllerMotoTest, ListsTheMatchedSubnetsGroupsAndImageAn
   EXPECT_EQ(stored.status_security_groups[0].name, "nodes");
   ASSERT_EQ(stored.status_amis.size(), 1u);
   EXPECT_EQ(stored.status_amis[0].id, image_);
-  ASSERT_EQ(stored.status_amis[0].requirements.size(), 1u);
-  EXPECT_EQ(stored.status_amis[0].requirements[0].key, "kubernetes.io/arch");
-  EXPECT_EQ(stored.status_amis[0].requirements[0].values, std::vector<std::string>{"amd64"});
+  // The alias's standard image, with Karpenter's requirements: its architecture, no GPU, no
+  // accelerator.
+  std::vector<std::string> requirements;
+  for (const auto& r : stored.status_amis[0].requirements)
+    requirements.push_back(r.key + " " + r.op + (r.values.empty() ? "" : " " + r.values[0]));
+  EXPECT_THAT(requirements, ::testing::UnorderedElementsAre("kubernetes.io/arch In amd64",
+                                                            "karpenter.k8s.aws/instance-gpu-count DoesNotExist",
+                                                            "karpenter.k8s.aws/instance-accelerator-count DoesNotExist"));
   EXPECT_EQ(stored.metadata.finalizers, std::vector<std::string>{"karpenter.k8s.aws/termination"});
   for (const char* type : {"SubnetsReady", "SecurityGroupsReady", "AMIsReady", "InstanceProfileReady",
                            "ValidationSucceeded", "Ready"}) {
