@@ -179,6 +179,8 @@ core::Result<std::unique_ptr<AwsCloud>> AwsCloud::Create(const Options& options,
     out->instance_profiles_ =
         std::make_unique<aws::InstanceProfileReconciler>(out->iam_.get(), profile_options);
     status_options.instance_profiles = out->instance_profiles_.get();
+    out->instance_profile_gc_ = std::make_unique<aws::InstanceProfileGcController>(
+        clock, cluster, *out->iam_, *out->instance_profiles_);
   }
   out->status_controller_ = std::make_unique<aws::NodeClassStatusController>(
       clock, cluster, *out->provider_, status_options);

@@ -25,6 +25,7 @@
 #include "cloud/aws/eks_client.h"
 #include "cloud/aws/iam_client.h"
 #include "cloud/aws/instance_profile.h"
+#include "cloud/aws/instance_profile_gc_controller.h"
 #include "cloud/aws/launch_template_gc_controller.h"
 #include "cloud/aws/live_catalog.h"
 #include "cloud/aws/nodeclaim_tagging_controller.h"
@@ -90,17 +91,19 @@ class AwsCloud {
   void ApplyCatalog(cloud::Catalog catalog);
   const aws::ClusterIdentity& identity() const { return identity_; }
   // The provider's own controllers, beside the core ones. In shadow mode (DRY_RUN) not the
-  // tagging controller nor the launch-template collector: they write to EC2.
+  // tagging controller nor the launch-template and instance-profile collectors: they write to
+  // EC2 and IAM.
   std::vector<runtime::Controller*> controllers() {
     if (dry_run_) return {status_controller_.get(), hash_controller_.get()};
     return {status_controller_.get(), hash_controller_.get(), tagging_controller_.get(),
-            launch_template_gc_.get()};
+            launch_template_gc_.get(), instance_profile_gc_.get()};
   }
   // Where the EC2NodeClass controller reports (WaitingOnNodeClaimTermination); the operator's
   // recorder exists only after the cloud.
   void set_recorder(runtime::EventRecorder* recorder) {
     status_controller_->set_recorder(recorder);
     launch_template_gc_->set_recorder(recorder);
+    if (instance_profile_gc_) instance_profile_gc_->set_recorder(recorder);
   }
   // Null without INTERRUPTION_QUEUE.
   aws::SqsInterruptionQueue* interruption_queue() { return queue_.get(); }
@@ -122,6 +125,7 @@ class AwsCloud {
   std::unique_ptr<aws::NodeClassHashController> hash_controller_;
   std::unique_ptr<aws::NodeClaimTaggingController> tagging_controller_;
   std::unique_ptr<aws::LaunchTemplateGcController> launch_template_gc_;
+  std::unique_ptr<aws::InstanceProfileGcController> instance_profile_gc_;  // null in shadow mode
   std::unique_ptr<aws::SqsClient> sqs_;
   std::unique_ptr<aws::SqsInterruptionQueue> queue_;
   bool dry_run_ = false;

@@ -1,6 +1,7 @@
 #include "cloud/aws/aws_cloud_provider.h"
 
 #include "api/hash_stamp.h"
+#include "cloud/aws/instance_profile.h"
 #include "cloud/aws/nodeclass_hash.h"
 
 #include <algorithm>
@@ -366,7 +367,7 @@ core::Result<AwsCloudProvider::PreparedLaunch> AwsCloudProvider::PrepareLaunch(
   auto plan = PlanFleet(in);
   if (!plan.ok()) return plan.status();
   PreparedLaunch out{std::move(plan).value(), rc.images,
-                     EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64)};
+                     EC2NodeClassHash(*node_class, options_.cluster.ca_bundle_base64), instance_profile};
   return out;
 }
 
@@ -388,6 +389,9 @@ core::Result<api::NodeClaim> AwsCloudProvider::LaunchedAs(const api::NodeClaim& 
   if (const ResolvedImage* image = ImageForType(launch.images, type)) launched.status.image_id = image->id;
   // What it was launched from, for NodeClassDrift.
   api::SetHashStamp(launched.metadata, kEC2NodeClassHashStamp, launch.node_class_hash);
+  // The profile it runs with, which the instance-profile collector keeps while the NodeClaim lives.
+  if (!launch.instance_profile.empty())
+    launched.metadata.annotations[kAnnotationInstanceProfile] = launch.instance_profile;
   return launched;
 }
 

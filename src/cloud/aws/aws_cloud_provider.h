@@ -152,6 +152,7 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
     FleetPlan plan;
     std::vector<ResolvedImage> images;  // the class's, for the instance's image id
     std::string node_class_hash;        // stamped on the NodeClaim, for NodeClassDrift
+    std::string instance_profile;       // annotated on the NodeClaim, for the profile collector
   };
   // Resolves the NodeClaim's class, makes its launch templates and plans its fleet.
   core::Result<PreparedLaunch> PrepareLaunch(const api::NodeClaim& node_claim);

@@ -11,8 +11,7 @@ InstanceProfileReconciler::InstanceProfileReconciler(IamClient* iam, InstancePro
     : iam_(iam), options_(std::move(options)) {}
 
 std::string InstanceProfileReconciler::PathOf(const api::EC2NodeClass& node_class) const {
-  return "/karpenter/" + options_.region + "/" + options_.cluster_name + "/" +
-         node_class.metadata.uid + "/";
+  return ClusterPath() + node_class.metadata.uid + "/";
 }
 
 std::string InstanceProfileReconciler::NameFor(const api::EC2NodeClass& node_class) const {
@@ -75,9 +74,31 @@ core::Status InstanceProfileReconciler::Reconcile(api::EC2NodeClass& node_class,
                       generation);
     return ensured.WithPrefix("EC2NodeClass " + node_class.metadata.name + ": instance profile");
   }
+  if (!node_class.status_instance_profile.empty() && node_class.status_instance_profile != name)
+    protected_until_[node_class.status_instance_profile] = now + options_.protect_replaced_for;
   node_class.status_instance_profile = name;
   api::SetCondition(node_class.conditions, kConditionInstanceProfileReady, "True",
                     kConditionInstanceProfileReady, now, "", generation);
+  return core::Status::Ok();
+}
+
+std::string InstanceProfileReconciler::ClusterPath() const {
+  return "/karpenter/" + options_.region + "/" + options_.cluster_name + "/";
+}
+
+bool InstanceProfileReconciler::IsProtected(const std::string& profile, core::Time now) const {
+  auto it = protected_until_.find(profile);
+  return it != protected_until_.end() && now < it->second;
+}
+
+core::Status InstanceProfileReconciler::DeleteProfile(const InstanceProfile& profile) {
+  for (const std::string& role : profile.roles) {
+    core::Status removed = iam_->RemoveRoleFromInstanceProfile(profile.name, role);
+    if (!removed.ok() && removed.code() != core::StatusCode::kNotFound) return removed;
+  }
+  core::Status deleted = iam_->DeleteInstanceProfile(profile.name);
+  if (!deleted.ok() && deleted.code() != core::StatusCode::kNotFound) return deleted;
+  protected_until_.erase(profile.name);
   return core::Status::Ok();
 }
 
@@ -85,14 +106,7 @@ core::Status InstanceProfileReconciler::DeleteProfiles(const api::EC2NodeClass& 
   if (node_class.metadata.uid.empty()) return core::Status::Ok();  // never had a path
   auto profiles = iam_->ListInstanceProfiles(PathOf(node_class));
   if (!profiles.ok()) return profiles.status();
-  for (const InstanceProfile& p : *profiles) {
-    for (const std::string& role : p.roles) {
-      core::Status removed = iam_->RemoveRoleFromInstanceProfile(p.name, role);
-      if (!removed.ok() && removed.code() != core::StatusCode::kNotFound) return removed;
-    }
-    core::Status deleted = iam_->DeleteInstanceProfile(p.name);
-    if (!deleted.ok() && deleted.code() != core::StatusCode::kNotFound) return deleted;
-  }
+  for (const InstanceProfile& p : *profiles) NS_RETURN_IF_ERROR(DeleteProfile(p));
   return core::Status::Ok();
 }
 

@@ -12,7 +12,8 @@
 // It writes status.instanceProfile and the InstanceProfileReady condition; a failure (a missing
 // role, IAM refusing) sets InstanceProfileReady False with IAM's message and is returned too,
 // so the controller retries with backoff. A role IAM says is missing is not tried again for
-// `role_not_found_ttl`, so a typo does not make a profile a minute forever.
+// `role_not_found_ttl`, so a typo does not make a profile a minute forever. The profile a role
+// change replaces is left for instance_profile_gc_controller.h, protected for a while.
 // Not thread-safe. REQUIRES: `iam` outlives the reconciler.
 #pragma once
 
@@ -33,7 +34,14 @@ struct InstanceProfileOptions {
   std::string cluster_name;
   std::string region;
   core::Duration role_not_found_ttl = std::chrono::minutes(1);
+  // A profile a class just stopped naming (its role changed) is kept this long whatever the
+  // garbage collector finds, since the NodeClaims launched with it may not be listed yet.
+  core::Duration protect_replaced_for = std::chrono::minutes(15);
 };
+
+// The NodeClaim annotation naming the instance profile its instance was launched with, as
+// Karpenter's (the garbage collector keeps a profile while one names it).
+inline constexpr const char* kAnnotationInstanceProfile = "karpenter.k8s.aws/instance-profile-name";
 
 class InstanceProfileReconciler {
  public:
@@ -47,6 +55,12 @@ class InstanceProfileReconciler {
 
   std::string PathOf(const api::EC2NodeClass& node_class) const;
   std::string NameFor(const api::EC2NodeClass& node_class) const;
+  // "/karpenter/<region>/<cluster>/": where every profile made for this cluster lives.
+  std::string ClusterPath() const;
+  // Whether `profile` was replaced by a role change less than `protect_replaced_for` ago.
+  bool IsProtected(const std::string& profile, core::Time now) const;
+  // Removes the profile's roles, then deletes it; NotFound answers count as done.
+  core::Status DeleteProfile(const InstanceProfile& profile);
 
  private:
   core::Status EnsureProfile(const api::EC2NodeClass& node_class, const std::string& name,
@@ -55,6 +69,7 @@ class InstanceProfileReconciler {
   IamClient* iam_;
   InstanceProfileOptions options_;
   std::map<std::string, core::Time> role_not_found_until_;  // role -> until
+  std::map<std::string, core::Time> protected_until_;       // replaced profile -> until
 };
 
 }  // namespace nodesmith::aws
