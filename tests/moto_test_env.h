@@ -190,6 +190,18 @@ inline std::vector<std::string> RecordedBodies(const std::string& action) {
   return bodies;
 }
 
+// A role EC2 may assume, made with a raw CreateRole as a cluster's installer makes the node role.
+inline void CreateMotoRole(aws::AwsSession& session, const std::string& name, const std::string& path = "/") {
+  auto role = session.iam().Call(
+      "CreateRole", aws::QueryParams()
+                        .Add("RoleName", name)
+                        .Add("Path", path)
+                        .Add("AssumeRolePolicyDocument",
+                             R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
+                             R"("Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]})"));
+  ASSERT_TRUE(role.ok()) << role.status().message();
+}
+
 // The value of `param` in a recorded form body, percent-decoded ("" when absent).
 inline std::string FormValue(const std::string& body, const std::string& param) {
   size_t at = 0;

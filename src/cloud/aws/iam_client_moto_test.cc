@@ -27,16 +27,8 @@ class IamClientMotoTest : public ::testing::Test {
     iam_ = std::make_unique<IamClient>(&session_->iam());
   }
 
-  // A role made with a raw CreateRole, as the cluster's installer makes the node role.
   void CreateRole(const std::string& name, const std::string& path = "/") {
-    auto role = session_->iam().Call(
-        "CreateRole", QueryParams()
-                          .Add("RoleName", name)
-                          .Add("Path", path)
-                          .Add("AssumeRolePolicyDocument",
-                               R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
-                               R"("Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]})"));
-    ASSERT_TRUE(role.ok()) << role.status().message();
+    nodesmith::testing::CreateMotoRole(*session_, name, path);
   }
 
   void CreateProfile(const std::string& name, const std::string& path = "/") {

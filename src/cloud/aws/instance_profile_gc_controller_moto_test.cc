@@ -23,16 +23,7 @@ class InstanceProfileGcMotoTest : public ::testing::Test {
     session_ = MotoSession(&wall_);
     ASSERT_NE(session_, nullptr);
     iam_ = std::make_unique<IamClient>(&session_->iam());
-    for (const char* role : {"NodeRoleA", "NodeRoleB"}) {
-      auto made = session_->iam().Call(
-          "CreateRole", QueryParams()
-                            .Add("RoleName", role)
-                            .Add("Path", "/")
-                            .Add("AssumeRolePolicyDocument",
-                                 R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
-                                 R"("Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]})"));
-      ASSERT_TRUE(made.ok()) << made.status().message();
-    }
+    for (const char* role : {"NodeRoleA", "NodeRoleB"}) nodesmith::testing::CreateMotoRole(*session_, role);
     InstanceProfileOptions options;
     options.cluster_name = "demo";
     options.region = "us-west-2";
