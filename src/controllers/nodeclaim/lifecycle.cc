@@ -75,6 +75,8 @@ std::vector<cluster::Kind> NodeClaimLifecycle::Watches() const {
 
 core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Reconcile(
     const runtime::Request& request) {
+  // Whatever became of it, a NodeClaim that failed in another's batch has its own reconcile now.
+  failed_in_batch_.erase(request.name);
   auto claim = cluster_.Get<api::NodeClaim>("", request.name);
   if (claim.ok()) return ReconcileClaim(std::move(claim).value());
   if (claim.status().code() != core::StatusCode::kNotFound) return claim.status();
@@ -125,7 +127,6 @@ core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Launch(api::NodeClaim
   // retries it with backoff, so a failing class is not tried again by every other request.
   std::vector<api::NodeClaim> batch;
   batch.push_back(std::move(claim));
-  failed_in_batch_.erase(batch[0].metadata.name);
   if (const size_t most = cloud_.MaxLaunchBatch(); most > 1) {
     cluster_.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
       const auto& other = std::get<api::NodeClaim>(o);

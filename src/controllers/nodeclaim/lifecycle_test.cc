@@ -186,6 +186,26 @@ TEST_F(LifecycleTest, ALaunchThatFailedInAnothersBatchIsLeftToItsOwnReconcile) {
                                          ElementsAre("default-b")));
 }
 
+TEST_F(LifecycleTest, ANodeClaimDeletedAfterFailingInABatchIsForgottenWithItsRequest) {
+  BatchingCloud cloud(world_.cloud);
+  cloud.refuse = {"default-b"};
+  NodeClaimLifecycle lifecycle{world_.clock, world_.cluster, cloud, world_.recorder};
+  for (const char* name : {"default-a", "default-b"}) world_.MustCreate(ClaimNamed(name));
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-a"}).ok());
+  // b goes before its own reconcile ran; that reconcile finds nothing.
+  api::NodeClaim b = world_.MustGet<api::NodeClaim>("", "default-b");
+  b.metadata.finalizers.clear();
+  ASSERT_TRUE(world_.cluster.Update(b).ok());
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-b").ok());
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-b"}).ok());
+  // A new NodeClaim of that name joins the next batch.
+  cloud.refuse.clear();
+  world_.MustCreate(ClaimNamed("default-b"));
+  world_.MustCreate(ClaimNamed("default-c"));
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-c"}).ok());
+  EXPECT_THAT(cloud.batches.back(), ElementsAre("default-c", "default-b"));
+}
+
 TEST_F(LifecycleTest, InsufficientCapacityDeletesTheNodeClaim) {
   world_.cloud.MarkUnavailable({"small", "zone-a", "spot"}, world_.clock.Now() + minutes(3));
   world_.MustCreate(Claim({"small"}));
