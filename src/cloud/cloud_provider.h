@@ -50,6 +50,17 @@ class CloudProvider {
   }
   // Terminates the instance behind the NodeClaim's providerID. NotFound once it is gone.
   virtual core::Status Delete(const api::NodeClaim& node_claim) = 0;
+  // How many terminations DeleteAll merges into one call to the cloud (EC2's
+  // TerminateInstances takes a list of ids); 1 when every termination is a call of its own.
+  virtual size_t MaxDeleteBatch() const { return 1; }
+  // Terminates every NodeClaim's instance as Delete terminates one: one status per NodeClaim,
+  // in order.
+  virtual std::vector<core::Status> DeleteAll(const std::vector<api::NodeClaim>& node_claims) {
+    std::vector<core::Status> out;
+    out.reserve(node_claims.size());
+    for (const api::NodeClaim& c : node_claims) out.push_back(Delete(c));
+    return out;
+  }
   // The instance with that provider id, as a NodeClaim (status filled, labels of the type).
   virtual core::Result<api::NodeClaim> Get(const std::string& provider_id) const = 0;
   // Every instance this cluster's nodesmith launched and that is not yet terminated.

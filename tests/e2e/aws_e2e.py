@@ -49,6 +49,27 @@ def moto_env():
 MOTO = moto_env()
 
 
+def moto_recording(command):
+    """moto's request recorder: reset-recording, start-recording, stop-recording."""
+    moto_post(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/" + command)
+
+
+def recorded_calls(action):
+    """The form of every recorded EC2 query call of `action` (dry runs left out), in order."""
+    with urllib.request.urlopen(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/download-recording",
+                                timeout=30) as r:
+        recording = [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
+    calls = []
+    for entry in recording:
+        body = entry.get("body") or ""
+        if entry.get("body_encoded"):
+            body = base64.b64decode(body).decode()
+        form = urllib.parse.parse_qs(body)
+        if form.get("Action") == [action] and form.get("DryRun") != ["true"]:
+            calls.append(form)
+    return calls
+
+
 def moto_post(url, body=None):
     data = json.dumps(body or {}).encode()
     req = urllib.request.Request(url, data=data, method="POST",
@@ -407,33 +428,43 @@ class AwsWalkthroughTest(unittest.TestCase):
         ENV.apply(converted_seed())
         ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
                     json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
-        recorder = MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/"
-        moto_post(recorder + "reset-recording")
-        moto_post(recorder + "start-recording")
+        moto_recording("reset-recording")
+        moto_recording("start-recording")
         try:
             c = self.start()
             kubelets = Kubelets(self.ec2)
             self.inflate(3, node_each=True)
             pods = self.wait_running(kubelets, 3)
         finally:
-            moto_post(recorder + "stop-recording")
+            moto_recording("stop-recording")
         self.assertEqual(len({p["spec"]["nodeName"] for p in pods}), 3)
-        with urllib.request.urlopen(recorder + "download-recording", timeout=30) as r:
-            recording = [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
-        fleets = []
-        for entry in recording:
-            body = entry.get("body") or ""
-            if entry.get("body_encoded"):
-                body = base64.b64decode(body).decode()
-            form = urllib.parse.parse_qs(body)
-            if form.get("Action") == ["CreateFleet"] and form.get("DryRun") != ["true"]:
-                fleets.append(form)
+        fleets = recorded_calls("CreateFleet")
         self.assertEqual(len(fleets), 1, "one CreateFleet for the burst")
         self.assertEqual(fleets[0]["TargetCapacitySpecification.TotalTargetCapacity"], ["3"])
         claims = ENV.items("nodeclaims")
         self.assertEqual(len(claims), 3)
         self.assertEqual(len({x["status"]["providerID"] for x in claims}), 3, "an instance each")
-        self.assertEqual(len(kubelets.instances()), 3)
+        instances = kubelets.instances()
+        self.assertEqual(len(instances), 3)
+
+        # The three empty NodeClaims deleted at once are terminated together (Karpenter's
+        # TerminateInstances batching): fewer calls than instances, every instance named once.
+        ENV.kubectl("delete", "deployment/inflate", "-n", self.ns)
+        wait_for(lambda: not ENV.items("pods", "-n", self.ns, "-l", "app=inflate") or None, 60,
+                 "the inflate pods gone")
+        moto_recording("reset-recording")
+        moto_recording("start-recording")
+        try:
+            ENV.kubectl("delete", "nodeclaims", "--all", "--wait=false")
+            wait_for(lambda: not ENV.items("nodeclaims") or None, 120, "the NodeClaims deleted")
+        finally:
+            moto_recording("stop-recording")
+        terminations = recorded_calls("TerminateInstances")
+        named = sorted(v for call in terminations for k, vs in call.items()
+                       if k.startswith("InstanceId.") for v in vs)
+        self.assertEqual(named, sorted(i["InstanceId"] for i in instances), terminations)
+        self.assertLess(len(terminations), 3, "the terminations were batched")
+        self.assertEqual(kubelets.instances(("pending", "running", "stopping")), [])
         self.assertEqual(c.terminate(), 0)
 
     def test_a_spot_interruption_from_the_queue_replaces_the_node_within_two_minutes(self):

@@ -481,6 +481,38 @@ core::Status AwsCloudProvider::Delete(const api::NodeClaim& node_claim) {
   return core::Status::Ok();
 }
 
+std::vector<core::Status> AwsCloudProvider::DeleteAll(const std::vector<api::NodeClaim>& node_claims) {
+  std::vector<core::Status> out(node_claims.size(), core::Status::Ok());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < node_claims.size(); ++i) {
+    const std::string id = InstanceIdOf(node_claims[i].status.provider_id);
+    if (id.empty()) {
+      out[i] = core::Status::NotFound("instance " + node_claims[i].status.provider_id + " not found");
+      continue;
+    }
+    answers_.erase(id);  // the next Get asks EC2 again
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  if (ids.size() <= 1) {
+    for (size_t i = 0; i < node_claims.size(); ++i)
+      if (out[i].ok()) out[i] = Delete(node_claims[i]);
+    return out;
+  }
+  // What the whole call did not take (all of it, when EC2 refused it) goes one call each.
+  std::set<std::string> terminating;
+  for (size_t first = 0; first < ids.size(); first += kMaxDeleteBatch) {
+    std::vector<std::string> chunk(ids.begin() + first,
+                                   ids.begin() + std::min(ids.size(), first + kMaxDeleteBatch));
+    auto terminated = session_.ec2().TerminateInstances(chunk);
+    if (terminated.ok()) terminating.insert(terminated->begin(), terminated->end());
+  }
+  for (size_t i = 0; i < node_claims.size(); ++i) {
+    if (!out[i].ok() || terminating.count(InstanceIdOf(node_claims[i].status.provider_id))) continue;
+    out[i] = Delete(node_claims[i]);
+  }
+  return out;
+}
+
 const cloud::InstanceType* AwsCloudProvider::FindType(const std::string& name) const {
   for (const cloud::InstanceTypePtr& t : options_.instance_types)
     if (t->name == name) return t.get();

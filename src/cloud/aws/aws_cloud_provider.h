@@ -12,6 +12,7 @@
 //            3 minutes. The NodeClaim comes back with providerID aws:///<zone>/<instance id>
 //            and the class's hash stamp.
 //   Delete   terminates the instance; NotFound once EC2 no longer knows it or it is terminated.
+//            DeleteAll terminates many in one call (the terminator batches them).
 //   Get/List DescribeInstances by id, or by this cluster's and nodesmith's tags, in any state
 //            but terminated. Get batches as Karpenter's DescribeInstances batcher does: one
 //            call answers for every instance asked about lately (the terminator polls each
@@ -54,6 +55,8 @@ inline constexpr const char* kAwsProviderIdPrefix = "aws:///";
 inline constexpr size_t kMaxLaunchBatch = 1000;
 // The most instances one of Get's DescribeInstances asks about.
 inline constexpr size_t kMaxDescribeBatch = 500;
+// The most instances one TerminateInstances names (Karpenter's batcher's MaxItems).
+inline constexpr size_t kMaxDeleteBatch = 500;
 
 // The cluster the instances join, as their user data says it.
 struct ClusterIdentity {
@@ -107,6 +110,11 @@ class AwsCloudProvider : public cloud::CloudProvider, public cloud::UnavailableO
   std::vector<core::Result<api::NodeClaim>> CreateAll(
       const std::vector<api::NodeClaim>& node_claims) override;
   core::Status Delete(const api::NodeClaim& node_claim) override;
+  size_t MaxDeleteBatch() const override { return kMaxDeleteBatch; }
+  // One TerminateInstances for every instance, as Karpenter's batcher sends it. EC2 refuses a
+  // whole call for one bad id (unknown, protected), so the instances the answer does not show
+  // shutting down are then terminated one call each, and each gets its own answer.
+  std::vector<core::Status> DeleteAll(const std::vector<api::NodeClaim>& node_claims) override;
   core::Result<api::NodeClaim> Get(const std::string& provider_id) const override;
   std::vector<api::NodeClaim> List() const override;
   core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& node_pool) const override;

@@ -122,6 +122,38 @@ TEST_F(AwsCloudProviderMotoTest, GetAsksAboutEveryInstanceOfInterestInOneCall) {
   EXPECT_TRUE(fresh->Get(launched[2]->status.provider_id).ok());
 }
 
+TEST_F(AwsCloudProviderMotoTest, TerminationsGoTogetherInOneCall) {
+  auto launched = provider_->CreateAll({Claim("default-t1"), Claim("default-t2"), Claim("default-t3")});
+  for (const auto& l : launched) ASSERT_TRUE(l.ok()) << l.status().message();
+
+  // The terminator's batch of two drained NodeClaims: one TerminateInstances for both.
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  std::vector<core::Status> deleted = provider_->DeleteAll({*launched[0], *launched[1]});
+  MotoRecorder("stop-recording");
+  std::vector<std::string> calls = RecordedBodies("TerminateInstances");
+  ASSERT_EQ(calls.size(), 1u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(deleted[i].ok()) << deleted[i].message();
+    EXPECT_THAT(calls[0], HasSubstr(AwsCloudProvider::InstanceIdOf(launched[i]->status.provider_id)));
+    EXPECT_EQ(provider_->Get(launched[i]->status.provider_id).status().code(), core::StatusCode::kNotFound)
+        << "asked again after the termination, and gone";
+  }
+
+  // An id EC2 does not know fails the whole call: each instance is then terminated alone, and
+  // only the unknown one is not found.
+  api::NodeClaim unknown = *launched[2];
+  unknown.status.provider_id = "aws:///us-west-2a/i-0123456789abcdef0";
+  MotoRecorder("reset-recording");
+  MotoRecorder("start-recording");
+  deleted = provider_->DeleteAll({unknown, *launched[2]});
+  MotoRecorder("stop-recording");
+  EXPECT_EQ(RecordedBodies("TerminateInstances").size(), 3u) << "the batch, then one each";
+  EXPECT_EQ(deleted[0].code(), core::StatusCode::kNotFound) << deleted[0].message();
+  EXPECT_TRUE(deleted[1].ok()) << deleted[1].message();
+  EXPECT_TRUE(provider_->List().empty());
+}
+
 TEST_F(AwsCloudProviderMotoTest, LaunchesShareTheirLaunchTemplatesWithTheClassesTags) {
   ASSERT_TRUE(provider_->Create(Claim("default-a")).ok());
   auto first = session_->ec2().DescribeLaunchTemplates({{"tag:karpenter.sh/nodepool", {"default"}}});

@@ -76,25 +76,14 @@ TEST_F(LifecycleTest, LaunchRecordsTheInstanceOnTheNodeClaim) {
 
 // A cloud that stamps what it launched from on the NodeClaim it returns, as the AWS provider
 // stamps the EC2NodeClass hash.
-class StampingCloud : public cloud::CloudProvider {
+class StampingCloud : public testing::ForwardingCloud {
  public:
-  explicit StampingCloud(cloud::CloudProvider& inner) : inner_(inner) {}
+  using ForwardingCloud::ForwardingCloud;
   core::Result<api::NodeClaim> Create(const api::NodeClaim& c) override {
-    auto out = inner_.Create(c);
+    auto out = ForwardingCloud::Create(c);
     if (out.ok()) out->metadata.annotations["example.com/launched-from"] = "hash-1";
     return out;
   }
-  core::Status Delete(const api::NodeClaim& c) override { return inner_.Delete(c); }
-  core::Result<api::NodeClaim> Get(const std::string& id) const override { return inner_.Get(id); }
-  std::vector<api::NodeClaim> List() const override { return inner_.List(); }
-  core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& p) const override {
-    return inner_.GetInstanceTypes(p);
-  }
-  cloud::DriftReason IsDrifted(const api::NodeClaim& c) const override { return inner_.IsDrifted(c); }
-  std::string Name() const override { return inner_.Name(); }
-
- private:
-  cloud::CloudProvider& inner_;
 };
 
 TEST_F(LifecycleTest, LaunchKeepsTheAnnotationsTheCloudStamps) {

@@ -67,6 +67,7 @@ core::Result<runtime::ReconcileResult> Terminator::Reconcile(const runtime::Requ
 core::Result<runtime::ReconcileResult> Terminator::Terminate(api::NodeClaim claim) {
   if (!claim.metadata.deletion_timestamp ||
       !ContainsString(claim.metadata.finalizers, kTerminationFinalizer)) {
+    ForgetTermination(claim.metadata.name);
     return runtime::ReconcileResult::Done();
   }
   const core::Time now = clock_.Now();
@@ -97,10 +98,9 @@ core::Result<runtime::ReconcileResult> Terminator::Terminate(api::NodeClaim clai
   }
 
   if (!claim.status.provider_id.empty()) {
-    core::Status st = cloud_.Delete(claim);
-    if (!st.ok() && st.code() != core::StatusCode::kNotFound) {
-      return st.WithPrefix("terminating instance of nodeclaim " + claim.metadata.name);
-    }
+    auto wait = TerminateInstance(claim, instance_gone);
+    if (!wait.ok()) return wait.status();
+    if (*wait) return runtime::ReconcileResult::RequeueAfter(**wait);
   }
   if (node) {
     const std::string& name = node->metadata.name;
@@ -126,11 +126,60 @@ core::Result<runtime::ReconcileResult> Terminator::Terminate(api::NodeClaim clai
   RemoveString(fresh->metadata.finalizers, kTerminationFinalizer);
   auto updated = cluster_.Update(*fresh);
   if (!updated.ok()) return updated.status().WithPrefix("removing finalizer of " + claim.metadata.name);
+  ForgetTermination(claim.metadata.name);
   std::vector<std::pair<std::string, std::string>> fields = {{"nodeClaim", claim.metadata.name}};
   if (node) fields.emplace_back("node", node->metadata.name);
   Emit(recorder_, runtime::LogLevel::kInfo, kLogger, "Deleted nodeclaim " + claim.metadata.name,
        "NodeClaimDeleted", std::move(fields));
   return runtime::ReconcileResult::Done();
+}
+
+core::Result<std::optional<core::Duration>> Terminator::TerminateInstance(
+    const api::NodeClaim& claim, bool instance_gone) {
+  const std::string& name = claim.metadata.name;
+  const size_t most = cloud_.MaxDeleteBatch();
+  if (most <= 1) {
+    core::Status st = cloud_.Delete(claim);
+    if (!st.ok() && st.code() != core::StatusCode::kNotFound)
+      return st.WithPrefix("terminating instance of nodeclaim " + name);
+    return std::optional<core::Duration>();
+  }
+  const core::Time now = clock_.Now();
+  if (instance_gone) {
+    waiting_.erase(name);
+    return std::optional<core::Duration>();
+  }
+  if (auto it = sent_.find(name); it != sent_.end() && now - it->second < options_.instance_poll)
+    return std::optional<core::Duration>();  // sent lately: the poll waits for it to go
+  auto [self, added] = waiting_.try_emplace(name, Waiting{claim, now});
+  if (!added) self->second.claim = claim;
+  if (const core::Duration waited = now - self->second.since; waited < options_.terminate_batch_window)
+    return std::optional<core::Duration>(options_.terminate_batch_window - waited);
+
+  // This batch's window is over: terminate this instance and every other one waiting.
+  std::vector<api::NodeClaim> batch = {claim};
+  for (const auto& [other, w] : waiting_) {
+    if (batch.size() >= most) break;
+    if (other != name) batch.push_back(w.claim);
+  }
+  std::vector<core::Status> results = cloud_.DeleteAll(batch);
+  for (auto it = sent_.begin(); it != sent_.end();)
+    it = now - it->second >= options_.instance_poll ? sent_.erase(it) : std::next(it);
+  core::Status own = core::Status::Ok();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const std::string& n = batch[i].metadata.name;
+    waiting_.erase(n);
+    // A failure is left to that NodeClaim's own reconcile, which sends it again and reports it.
+    if (results[i].ok() || results[i].code() == core::StatusCode::kNotFound) sent_[n] = now;
+    else if (i == 0) own = results[i];
+  }
+  if (!own.ok()) return own.WithPrefix("terminating instance of nodeclaim " + name);
+  return std::optional<core::Duration>();
+}
+
+void Terminator::ForgetTermination(const std::string& claim) {
+  waiting_.erase(claim);
+  sent_.erase(claim);
 }
 
 core::Status Terminator::Taint(api::Node& node, const api::NodeClaim& claim) {

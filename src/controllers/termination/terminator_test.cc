@@ -2,6 +2,8 @@
 // terminationGracePeriod, and the order of instance, Node and finalizer.
 #include "controllers/termination/terminator.h"
 
+#include <set>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -25,16 +27,21 @@ class TerminatorTest : public ::testing::Test {
  protected:
   TerminatorTest() {
     world_.MustCreate(testing::Pool());
+    Launch(kClaim, kNode);
+  }
+
+  // A NodeClaim launched in the cloud and registered as `node`.
+  void Launch(const std::string& claim, const std::string& node) {
     api::NodeClaim c;
-    c.metadata.name = kClaim;
+    c.metadata.name = claim;
     c.metadata.labels = {{s::kLabelNodePool, "default"}};
     c.metadata.finalizers = {kTerminationFinalizer};
     c.spec.requirements = {{s::kLabelInstanceTypeStable, "In", {"large"}, std::nullopt}};
     world_.MustCreate(c);
     NodeClaimLifecycle lifecycle(world_.clock, world_.cluster, world_.cloud, world_.recorder);
-    EXPECT_TRUE(lifecycle.Reconcile({"", kClaim}).ok());
-    world_.RegisterNode(Claim(), kNode);
-    EXPECT_TRUE(lifecycle.Reconcile({"", kClaim}).ok());
+    EXPECT_TRUE(lifecycle.Reconcile({"", claim}).ok());
+    world_.RegisterNode(world_.MustGet<api::NodeClaim>("", claim), node);
+    EXPECT_TRUE(lifecycle.Reconcile({"", claim}).ok());
   }
 
   api::NodeClaim Claim() { return world_.MustGet<api::NodeClaim>("", kClaim); }
@@ -103,6 +110,132 @@ TEST_F(TerminatorTest, DrainsNonCriticalPodsBeforeCriticalOnesAndSkipsTolerantOn
   EXPECT_THAT(EvictedPods(), ElementsAre("default/web", "default/daemon", "default/critical"));
   EXPECT_THAT(world_.cluster.List<api::Pod>(), IsEmpty())
       << "the tolerant pod goes with the node, as the pod garbage collector would";
+}
+
+// A cloud that merges terminations, as EC2's TerminateInstances does: it records each
+// DeleteAll's NodeClaims and fails the terminations named in `refuse`.
+class BatchingCloud : public testing::ForwardingCloud {
+ public:
+  using ForwardingCloud::ForwardingCloud;
+  size_t MaxDeleteBatch() const override { return 10; }
+  core::Status Delete(const api::NodeClaim& c) override {
+    singles.push_back(c.metadata.name);
+    return ForwardingCloud::Delete(c);
+  }
+  std::vector<core::Status> DeleteAll(const std::vector<api::NodeClaim>& claims) override {
+    std::vector<std::string> names;
+    std::vector<core::Status> out;
+    for (const api::NodeClaim& c : claims) {
+      names.push_back(c.metadata.name);
+      if (refuse.count(c.metadata.name)) {
+        out.push_back(core::Status::Internal("instance is protected"));
+      } else if (slow.count(c.metadata.name)) {
+        out.push_back(core::Status::Ok());  // accepted, still shutting down
+      } else {
+        out.push_back(ForwardingCloud::Delete(c));
+      }
+    }
+    batches.push_back(std::move(names));
+    return out;
+  }
+  std::set<std::string> refuse;
+  std::set<std::string> slow;  // instances that stay live after their termination
+  std::vector<std::vector<std::string>> batches;
+  std::vector<std::string> singles;
+};
+
+class TerminationBatchTest : public TerminatorTest {
+ protected:
+  TerminationBatchTest() {
+    Launch("default-b", "ip-192-168-0-2");
+    Launch("default-c", "ip-192-168-0-3");
+  }
+  core::Result<runtime::ReconcileResult> Reconcile(const std::string& claim) {
+    return terminator_.Reconcile({"", claim});
+  }
+  BatchingCloud cloud_{world_.cloud};
+  Terminator terminator_{world_.clock, world_.cluster, cloud_, world_.recorder};
+};
+
+TEST_F(TerminationBatchTest, DrainedNodeClaimsTerminateTogetherInOneCall) {
+  const std::vector<std::string> claims = {kClaim, "default-b", "default-c"};
+  std::vector<std::string> instances;
+  for (const std::string& c : claims) {
+    instances.push_back(world_.MustGet<api::NodeClaim>("", c).status.provider_id);
+    ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", c).ok());
+  }
+  // Each is cordoned and drained, then waits for the batch's window.
+  for (const std::string& c : claims) {
+    auto r = Reconcile(c);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(r->requeue_after, std::chrono::milliseconds(100)) << c;
+    world_.clock.Step(std::chrono::milliseconds(10));
+  }
+  EXPECT_THAT(cloud_.batches, IsEmpty());
+  EXPECT_THAT(world_.cloud.List(), SizeIs(3)) << "nothing is terminated before the window ends";
+
+  // The first whose window ends terminates all three in one call; the others send nothing.
+  world_.clock.Step(std::chrono::milliseconds(70));
+  for (const std::string& c : claims) {
+    auto r = Reconcile(c);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  EXPECT_THAT(cloud_.batches, ElementsAre(ElementsAre(kClaim, "default-b", "default-c")));
+  EXPECT_THAT(cloud_.singles, IsEmpty());
+  for (const std::string& id : instances) EXPECT_FALSE(world_.cloud.Get(id).ok()) << id;
+  for (const std::string& c : claims)
+    EXPECT_FALSE(world_.cluster.Get<api::NodeClaim>("", c).ok()) << c << "'s finalizer is gone";
+}
+
+TEST_F(TerminationBatchTest, ATerminationThatFailedInAnothersBatchIsSentAgainByItsOwnReconcile) {
+  cloud_.refuse = {"default-b"};
+  for (const std::string c : {kClaim, "default-b"}) {
+    ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", c).ok());
+    ASSERT_TRUE(Reconcile(c).ok());
+  }
+  world_.clock.Step(std::chrono::milliseconds(100));
+  ASSERT_TRUE(Reconcile(kClaim).ok()) << "its own termination went through";
+  EXPECT_FALSE(world_.cluster.Get<api::NodeClaim>("", kClaim).ok());
+
+  // b's own reconcile waits a window of its own, then sends and reports the failure.
+  auto waits = Reconcile("default-b");
+  ASSERT_TRUE(waits.ok());
+  EXPECT_EQ(waits->requeue_after, std::chrono::milliseconds(100));
+  world_.clock.Step(std::chrono::milliseconds(100));
+  auto failed = Reconcile("default-b");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(),
+              ::testing::HasSubstr("terminating instance of nodeclaim default-b: instance is protected"));
+  EXPECT_THAT(cloud_.batches, ElementsAre(ElementsAre(kClaim, "default-b"), ElementsAre("default-b")));
+  EXPECT_TRUE(world_.cluster.Get<api::NodeClaim>("", "default-b").ok()) << "b keeps its finalizer";
+}
+
+TEST_F(TerminationBatchTest, AnInstanceAlreadyGoneOrJustTerminatedIsNotSentAgain) {
+  // c's instance went by itself (a spot reclaim): its NodeClaim is released without a call.
+  ASSERT_TRUE(world_.cloud.Delete(world_.MustGet<api::NodeClaim>("", "default-c")).ok());
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-c").ok());
+  ASSERT_TRUE(Reconcile("default-c").ok());
+  EXPECT_FALSE(world_.cluster.Get<api::NodeClaim>("", "default-c").ok());
+  EXPECT_THAT(cloud_.batches, IsEmpty());
+  EXPECT_THAT(cloud_.singles, IsEmpty());
+
+  // b's instance takes its time to go: a reconcile within the poll interval (a pod event) does
+  // not send the termination again; one after it does, as Karpenter's Delete does.
+  cloud_.slow = {"default-b"};
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-b").ok());
+  ASSERT_TRUE(Reconcile("default-b").ok());
+  world_.clock.Step(std::chrono::milliseconds(100));
+  auto polled = Reconcile("default-b");
+  ASSERT_TRUE(polled.ok());
+  EXPECT_EQ(polled->requeue_after, seconds(5)) << "the instance is polled until it is gone";
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile("default-b").ok());
+  EXPECT_THAT(cloud_.batches, ElementsAre(ElementsAre("default-b")));
+  world_.clock.Step(seconds(4));
+  ASSERT_TRUE(Reconcile("default-b").ok());
+  world_.clock.Step(std::chrono::milliseconds(100));
+  ASSERT_TRUE(Reconcile("default-b").ok());
+  EXPECT_THAT(cloud_.batches, ElementsAre(ElementsAre("default-b"), ElementsAre("default-b")));
 }
 
 TEST(DrainTierTest, FollowsKarpentersOrder) {

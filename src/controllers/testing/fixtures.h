@@ -112,6 +112,24 @@ inline std::vector<Command> ComputeCommandsOf(Method& method, const core::Clock&
   return commands.ok() ? *commands : std::vector<Command>{};
 }
 
+// A cloud that passes every call to another; tests derive from it to change one call.
+class ForwardingCloud : public cloud::CloudProvider {
+ public:
+  explicit ForwardingCloud(cloud::CloudProvider& inner) : inner_(inner) {}
+  core::Result<api::NodeClaim> Create(const api::NodeClaim& c) override { return inner_.Create(c); }
+  core::Status Delete(const api::NodeClaim& c) override { return inner_.Delete(c); }
+  core::Result<api::NodeClaim> Get(const std::string& id) const override { return inner_.Get(id); }
+  std::vector<api::NodeClaim> List() const override { return inner_.List(); }
+  core::Result<cloud::InstanceTypes> GetInstanceTypes(const api::NodePool& p) const override {
+    return inner_.GetInstanceTypes(p);
+  }
+  cloud::DriftReason IsDrifted(const api::NodeClaim& c) const override { return inner_.IsDrifted(c); }
+  std::string Name() const override { return inner_.Name(); }
+
+ private:
+  cloud::CloudProvider& inner_;
+};
+
 class World {
  public:
   World() : clock(kStart), cluster(clock), cloud(clock, TestCatalog()) {}
