@@ -13,7 +13,8 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest interruption_message kubeconfig \
-  watch_decoder aws_json ec2_xml catalog
+  watch_decoder aws_json ec2_xml catalog shared_config toml aws_credentials sqs_envelope \
+  exec_credential ec2_answers scenario
 
 .PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz bench bench-cluster clean
 

@@ -110,12 +110,14 @@ std::string ExecInfo(const ExecConfig& exec, const RestConfig& config) {
   return request.dump();
 }
 
-struct ParsedCredential {
-  Credentials credentials;
-  std::optional<core::Time> expiry;
-};
+core::Time SystemNow() {
+  return core::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count()};
+}
 
-// Parses the ExecCredential a plugin printed. Messages never quote the output: it holds secrets.
+}  // namespace
+
 Result<ParsedCredential> ParseExecCredential(const std::string& out, const std::string& want) {
   nlohmann::json j;
   try {
@@ -124,6 +126,10 @@ Result<ParsedCredential> ParseExecCredential(const std::string& out, const std::
     if (Trim(out).empty()) return Status::Internal("printed nothing on stdout");
     return Status::Internal("did not print an ExecCredential as JSON (invalid JSON at byte " +
                             std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range&) {
+    // nlohmann/json's error for a number beyond a double (1e400), which is no parse_error.
+    return Status::Internal(
+        "did not print an ExecCredential as JSON (a number beyond the range of a double)");
   }
   if (!j.is_object()) return Status::Internal("did not print an ExecCredential JSON object");
   auto str = [](const nlohmann::json& o, const char* key) -> std::optional<std::string> {
@@ -181,14 +187,6 @@ Result<ParsedCredential> ParseExecCredential(const std::string& out, const std::
   }
   return parsed;
 }
-
-core::Time SystemNow() {
-  return core::Time{std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count()};
-}
-
-}  // namespace
 
 CredentialProvider::CredentialProvider(RestConfig config, CredentialProviderOptions options)
     : config_(std::move(config)), options_([&] {

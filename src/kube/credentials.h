@@ -46,6 +46,18 @@ struct CredentialProviderOptions {
   std::chrono::nanoseconds exec_timeout = std::chrono::seconds(60);
 };
 
+// What an exec credential plugin printed, parsed: the credentials, and when they expire if the
+// plugin said.
+struct ParsedCredential {
+  Credentials credentials;
+  std::optional<core::Time> expiry;
+};
+
+// Parses the ExecCredential a plugin printed (stdout), which must have apiVersion `want`, the
+// kubeconfig's exec.apiVersion. Messages never quote the output: it holds secrets. Public so that
+// the parse can be tested (and fuzzed) without running a plugin.
+core::Result<ParsedCredential> ParseExecCredential(const std::string& out, const std::string& want);
+
 class CredentialProvider {
  public:
   explicit CredentialProvider(RestConfig config, CredentialProviderOptions options = {});

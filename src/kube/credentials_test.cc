@@ -385,6 +385,19 @@ TEST(ExecCredentialErrors, MalformedOutput) {
               ::testing::Not(HasSubstr("secret-value")));
 }
 
+// nlohmann/json throws out_of_range, not parse_error, for a number beyond a double: such output
+// is an error like any other that is not an ExecCredential, never an exception out of Current().
+TEST(ExecCredentialErrors, ANumberBeyondADoubleIsAnErrorNotAnAbort) {
+  for (const char* out : {R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1",)"
+                          R"("status":{"token":"secret-value"},"spec":{"n":1e400}})",
+                          "-1e999"}) {
+    core::Result<ParsedCredential> parsed = ParseExecCredential(out, kV1);
+    ASSERT_FALSE(parsed.ok()) << out;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("did not print an ExecCredential as JSON")) << out;
+    EXPECT_THAT(parsed.status().message(), ::testing::Not(HasSubstr("secret-value")));
+  }
+}
+
 TEST(ExecCredentialErrors, ApiVersionMismatch) {
   TempDir dir;
   std::string plugin = CountingPlugin(dir, kV1beta1, R"({"token": "t"})");

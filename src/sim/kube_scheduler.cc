@@ -186,7 +186,8 @@ void KubeScheduler::Schedule() {
     if (!skip && !candidates.empty()) {
       const api::ResourceList& requests = RequestsOf(pod);
       scheduling::RequiredNodeAffinity affinity(pod);
-      auto fits = [&](const Candidate& c) {
+      // `pod` is a structured binding, which clang before 16 cannot capture implicitly.
+      auto fits = [&, &pod = pod](const Candidate& c) {
         if (scheduling::FindUntoleratedTaint(pod.spec.tolerations, c.node.spec.taints,
                                              scheduling::kSchedulingEffects)) {
           return false;

@@ -171,7 +171,8 @@ void Kubelets::ScanPods() {
   });
   for (auto& [ns, name, uid] : to_start) {
     starting_.insert(uid);
-    loop_.After(pod_start_delay_, [this, ns, name, uid] { StartPod(ns, name, uid); });
+    // Captured by init-capture: clang before 16 cannot capture structured bindings by name.
+    loop_.After(pod_start_delay_, [this, ns = ns, name = name, uid = uid] { StartPod(ns, name, uid); });
   }
 }
 

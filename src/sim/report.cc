@@ -696,8 +696,9 @@ std::string ObjectsCell(const json& e) {
   }
   for (const auto& [key, v] : e.items()) {
     if (HasOwnColumn(key) || v.is_null()) continue;
+    // `key` is named in the capture: clang before 16 cannot capture a structured binding implicitly.
     if (std::find_if(kObjectFields.begin(), kObjectFields.end(),
-                     [&](const char* k) { return key == k; }) != kObjectFields.end()) {
+                     [&key = key](const char* k) { return key == k; }) != kObjectFields.end()) {
       continue;
     }
     add(key, v);

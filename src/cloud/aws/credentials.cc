@@ -110,35 +110,6 @@ Result<core::Time> ParseExpiration(const std::string& text, const std::string& w
   return t;
 }
 
-// Credentials from a JSON answer (container endpoint, instance metadata): AccessKeyId,
-// SecretAccessKey, Token, Expiration. Messages never quote the answer: it holds a secret.
-Result<Credentials> CredentialsFromJson(const std::string& body, const std::string& who,
-                                        std::string source) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status(StatusCode::kInternal, who + " answered " + std::to_string(body.size()) +
-                                             " bytes that are not a JSON object");
-  }
-  auto text = [&](const char* field) -> std::string {
-    auto it = j.find(field);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  Credentials out;
-  out.access_key_id = text("AccessKeyId");
-  out.secret_access_key = text("SecretAccessKey");
-  out.session_token = text("Token");
-  out.source = std::move(source);
-  if (out.access_key_id.empty() || out.secret_access_key.empty()) {
-    return Status(StatusCode::kInternal, who + " answered without AccessKeyId or SecretAccessKey");
-  }
-  if (std::string expiration = text("Expiration"); !expiration.empty()) {
-    Result<core::Time> t = ParseExpiration(expiration, who);
-    if (!t.ok()) return t.status();
-    out.expiration = *t;
-  }
-  return out;
-}
-
 // ---- Caching --------------------------------------------------------------------------------
 
 using Fetch = std::function<Result<Credentials>()>;
@@ -214,39 +185,6 @@ std::string StsUrl(const std::string& endpoint) {
   return path == std::string::npos ? endpoint + "/" : endpoint;
 }
 
-Status StsError(const HttpResponse& response, const std::string& who) {
-  pugi::xml_document doc;
-  doc.load_buffer(response.body.data(), response.body.size());
-  pugi::xml_node root = doc.child("ErrorResponse");
-  pugi::xml_node error = root.child("Error");
-  std::string code = error.child("Code").text().get();
-  std::string message = error.child("Message").text().get();
-  std::string request_id = root.child("RequestId").text().get();
-  if (request_id.empty()) request_id = error.child("RequestId").text().get();
-  if (request_id.empty()) {
-    auto it = response.headers.find("x-amzn-requestid");
-    if (it != response.headers.end()) request_id = it->second;
-  }
-  std::string text = who + ": HTTP " + std::to_string(response.status);
-  if (code.empty()) {
-    text += ": " + Snippet(response.body);
-  } else {
-    text += " " + code + ": " + message;
-  }
-  if (!request_id.empty()) text += " (request id " + request_id + ")";
-  StatusCode status = CodeOfHttpStatus(response.status);
-  if (code == "AccessDenied") {
-    status = StatusCode::kPermissionDenied;
-    text += "; the role's trust policy must allow this token's issuer and subject";
-  } else if (code == "InvalidIdentityToken" || code == "ExpiredTokenException" ||
-             code == "IDPRejectedClaim") {
-    status = StatusCode::kUnauthenticated;
-  } else if (code == "IDPCommunicationError" || code == "Throttling") {
-    status = StatusCode::kUnavailable;
-  }
-  return Status(status, text);
-}
-
 // sts:AssumeRoleWithWebIdentity, unsigned: the token is the proof of identity.
 Result<Credentials> AssumeRoleWithWebIdentity(HttpClient* http, const core::Clock* clock,
                                               const std::string& sts_endpoint,
@@ -271,32 +209,9 @@ Result<Credentials> AssumeRoleWithWebIdentity(HttpClient* http, const core::Cloc
                  "&WebIdentityToken=" + FormEncode(*token);
   Result<HttpResponse> response = SendWithRetry(http, request, kStsAttempts);
   if (!response.ok()) return response.status().WithPrefix(who);
-  if (response->status != 200) return StsError(*response, who + " at " + request.url);
+  if (response->status != 200) return DecodeStsError(*response, who + " at " + request.url);
 
-  pugi::xml_document doc;
-  if (!doc.load_buffer(response->body.data(), response->body.size())) {
-    return Status(StatusCode::kInternal, who + " at " + request.url + ": the answer is not XML");
-  }
-  pugi::xml_node c = doc.child("AssumeRoleWithWebIdentityResponse")
-                         .child("AssumeRoleWithWebIdentityResult")
-                         .child("Credentials");
-  Credentials out;
-  out.access_key_id = TrimSpace(c.child("AccessKeyId").text().get());
-  out.secret_access_key = TrimSpace(c.child("SecretAccessKey").text().get());
-  out.session_token = TrimSpace(c.child("SessionToken").text().get());
-  out.source = w.source;
-  std::string expiration(TrimSpace(c.child("Expiration").text().get()));
-  if (out.access_key_id.empty() || out.secret_access_key.empty() || out.session_token.empty() ||
-      expiration.empty()) {
-    return Status(StatusCode::kInternal,
-                  who + " at " + request.url +
-                      ": the answer has no AssumeRoleWithWebIdentityResult/Credentials with "
-                      "AccessKeyId, SecretAccessKey, SessionToken and Expiration");
-  }
-  Result<core::Time> t = ParseExpiration(expiration, who);
-  if (!t.ok()) return t.status();
-  out.expiration = *t;
-  return out;
+  return DecodeAssumeRoleWithWebIdentityAnswer(response->body, who, request.url, w.source);
 }
 
 // ---- Container credentials ------------------------------------------------------------------
@@ -362,7 +277,7 @@ Result<Credentials> FetchContainerCredentials(HttpClient* http,
                   request.url + " answered HTTP " + std::to_string(response->status) + ": " +
                       Snippet(response->body));
   }
-  return CredentialsFromJson(response->body, request.url, "container credentials");
+  return DecodeCredentialsJson(response->body, request.url, "container credentials");
 }
 
 // ---- Instance metadata ----------------------------------------------------------------------
@@ -451,14 +366,7 @@ Result<Credentials> FetchImdsCredentials(HttpClient* http, const std::string& en
   Result<HttpResponse> answer = ImdsGet(http, endpoint, *token, roles_path + role);
   if (!answer.ok()) return answer.status();
   if (answer->status != 200) return ImdsAnswerError(*answer, url);
-  nlohmann::json j = nlohmann::json::parse(answer->body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_object() && j.contains("Code") && j["Code"] != "Success") {
-    std::string code = j["Code"].is_string() ? j["Code"].get<std::string>() : j["Code"].dump();
-    std::string message = j.value("Message", std::string());
-    return Status(StatusCode::kUnavailable, "GET " + url + ": Code " + code +
-                                                (message.empty() ? "" : ": " + message));
-  }
-  return CredentialsFromJson(answer->body, "GET " + url, "instance metadata (role " + role + ")");
+  return DecodeImdsCredentialsAnswer(answer->body, url, role);
 }
 
 // ---- The chain ------------------------------------------------------------------------------
@@ -761,6 +669,110 @@ class DefaultChain : public CredentialsProvider {
 };
 
 }  // namespace
+
+Result<Credentials> DecodeCredentialsJson(const std::string& body, const std::string& who,
+                                          std::string source) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status(StatusCode::kInternal, who + " answered " + std::to_string(body.size()) +
+                                             " bytes that are not a JSON object");
+  }
+  auto text = [&](const char* field) -> std::string {
+    auto it = j.find(field);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  Credentials out;
+  out.access_key_id = text("AccessKeyId");
+  out.secret_access_key = text("SecretAccessKey");
+  out.session_token = text("Token");
+  out.source = std::move(source);
+  if (out.access_key_id.empty() || out.secret_access_key.empty()) {
+    return Status(StatusCode::kInternal, who + " answered without AccessKeyId or SecretAccessKey");
+  }
+  if (std::string expiration = text("Expiration"); !expiration.empty()) {
+    Result<core::Time> t = ParseExpiration(expiration, who);
+    if (!t.ok()) return t.status();
+    out.expiration = *t;
+  }
+  return out;
+}
+
+Result<Credentials> DecodeImdsCredentialsAnswer(const std::string& body, const std::string& url,
+                                                const std::string& role) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("Code") && j["Code"] != "Success") {
+    std::string code = j["Code"].is_string() ? j["Code"].get<std::string>() : j["Code"].dump();
+    // Only a string Message is quoted: json::value() throws on a member of another type.
+    auto m = j.find("Message");
+    std::string message = m != j.end() && m->is_string() ? m->get<std::string>() : std::string();
+    return Status(StatusCode::kUnavailable, "GET " + url + ": Code " + code +
+                                                (message.empty() ? "" : ": " + message));
+  }
+  return DecodeCredentialsJson(body, "GET " + url, "instance metadata (role " + role + ")");
+}
+
+Result<Credentials> DecodeAssumeRoleWithWebIdentityAnswer(std::string_view body,
+                                                          const std::string& who,
+                                                          const std::string& url,
+                                                          std::string source) {
+  pugi::xml_document doc;
+  if (!doc.load_buffer(body.data(), body.size())) {
+    return Status(StatusCode::kInternal, who + " at " + url + ": the answer is not XML");
+  }
+  pugi::xml_node c = doc.child("AssumeRoleWithWebIdentityResponse")
+                         .child("AssumeRoleWithWebIdentityResult")
+                         .child("Credentials");
+  Credentials out;
+  out.access_key_id = TrimSpace(c.child("AccessKeyId").text().get());
+  out.secret_access_key = TrimSpace(c.child("SecretAccessKey").text().get());
+  out.session_token = TrimSpace(c.child("SessionToken").text().get());
+  out.source = std::move(source);
+  std::string expiration(TrimSpace(c.child("Expiration").text().get()));
+  if (out.access_key_id.empty() || out.secret_access_key.empty() || out.session_token.empty() ||
+      expiration.empty()) {
+    return Status(StatusCode::kInternal,
+                  who + " at " + url +
+                      ": the answer has no AssumeRoleWithWebIdentityResult/Credentials with "
+                      "AccessKeyId, SecretAccessKey, SessionToken and Expiration");
+  }
+  Result<core::Time> t = ParseExpiration(expiration, who);
+  if (!t.ok()) return t.status();
+  out.expiration = *t;
+  return out;
+}
+
+Status DecodeStsError(const HttpResponse& response, const std::string& who) {
+  pugi::xml_document doc;
+  doc.load_buffer(response.body.data(), response.body.size());
+  pugi::xml_node root = doc.child("ErrorResponse");
+  pugi::xml_node error = root.child("Error");
+  std::string code = error.child("Code").text().get();
+  std::string message = error.child("Message").text().get();
+  std::string request_id = root.child("RequestId").text().get();
+  if (request_id.empty()) request_id = error.child("RequestId").text().get();
+  if (request_id.empty()) {
+    auto it = response.headers.find("x-amzn-requestid");
+    if (it != response.headers.end()) request_id = it->second;
+  }
+  std::string text = who + ": HTTP " + std::to_string(response.status);
+  if (code.empty()) {
+    text += ": " + Snippet(response.body);
+  } else {
+    text += " " + code + ": " + message;
+  }
+  if (!request_id.empty()) text += " (request id " + request_id + ")";
+  StatusCode status = CodeOfHttpStatus(response.status);
+  if (code == "AccessDenied") {
+    status = StatusCode::kPermissionDenied;
+    text += "; the role's trust policy must allow this token's issuer and subject";
+  } else if (code == "InvalidIdentityToken" || code == "ExpiredTokenException" ||
+             code == "IDPRejectedClaim") {
+    status = StatusCode::kUnauthenticated;
+  } else if (code == "IDPCommunicationError" || code == "Throttling") {
+    status = StatusCode::kUnavailable;
+  }
+  return Status(status, text);
+}
 
 CredentialsEnvironment CredentialsEnvironment::Process() {
   CredentialsEnvironment env;

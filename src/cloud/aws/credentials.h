@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cloud/aws/http_client.h"
 #include "core/clock.h"
@@ -73,5 +74,27 @@ std::unique_ptr<CredentialsProvider> StaticCredentials(Credentials credentials);
 // The region, as the SDKs find it: AWS_REGION, AWS_DEFAULT_REGION, the profile's `region` in the
 // config file, then IMDS (placement/region). Empty when none answers.
 std::string ResolveRegion(const CredentialsEnvironment& env, HttpClient* http);
+
+// The decoding of what the credential endpoints answer, as the chain's sources call it. Public
+// so that the parse of an answer can be tested (and fuzzed) without an endpoint. Messages never
+// quote a success answer: it holds a secret.
+//
+// A JSON credentials answer (the container endpoint's, and IMDS's once its Code is Success):
+// AccessKeyId, SecretAccessKey, Token, Expiration (RFC 3339). `who` names the endpoint in
+// messages; `source` goes into the credentials.
+core::Result<Credentials> DecodeCredentialsJson(const std::string& body, const std::string& who,
+                                                std::string source);
+// IMDS's answer for the instance role `role` at `url`: an error when its Code is not "Success",
+// else DecodeCredentialsJson.
+core::Result<Credentials> DecodeImdsCredentialsAnswer(const std::string& body,
+                                                      const std::string& url,
+                                                      const std::string& role);
+// A 200 answer of sts:AssumeRoleWithWebIdentity (XML), from `url`; `who` names the call.
+core::Result<Credentials> DecodeAssumeRoleWithWebIdentityAnswer(std::string_view body,
+                                                                const std::string& who,
+                                                                const std::string& url,
+                                                                std::string source);
+// Any other answer of STS (<ErrorResponse>), as a Status whose code says whether to retry.
+core::Status DecodeStsError(const HttpResponse& response, const std::string& who);
 
 }  // namespace nodesmith::aws

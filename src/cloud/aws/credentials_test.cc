@@ -592,6 +592,25 @@ TEST_F(CredentialsTest, ImdsCodeOtherThanSuccessIsAnError) {
   EXPECT_THAT(c.status().message(), HasSubstr("Code AssumeRoleUnauthorizedAccess: no"));
 }
 
+// The answer alone, as DecodeImdsCredentialsAnswer reads it: a Code other than Success with a
+// Message that is not a string (a number, an object, null) is the same error, its Message left
+// out, not an exception out of the chain.
+TEST(DecodeImdsCredentialsAnswer, AMessageThatIsNotAStringIsLeftOutNotThrown) {
+  const std::string url = "http://169.254.169.254/latest/meta-data/iam/security-credentials/node";
+  for (const char* body : {R"({"Code": "AssumeRoleUnauthorizedAccess", "Message": 7})",
+                           R"({"Code": "AssumeRoleUnauthorizedAccess", "Message": {"a": 1}})",
+                           R"({"Code": "AssumeRoleUnauthorizedAccess", "Message": null})"}) {
+    core::Result<Credentials> c = DecodeImdsCredentialsAnswer(body, url, "node");
+    ASSERT_FALSE(c.ok()) << body;
+    EXPECT_EQ(c.status().code(), core::StatusCode::kUnavailable) << body;
+    EXPECT_EQ(c.status().message(), "GET " + url + ": Code AssumeRoleUnauthorizedAccess") << body;
+  }
+  core::Result<Credentials> c = DecodeImdsCredentialsAnswer(
+      R"({"Code": "AssumeRoleUnauthorizedAccess", "Message": "no"})", url, "node");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "GET " + url + ": Code AssumeRoleUnauthorizedAccess: no");
+}
+
 // ---- Nothing configured ---------------------------------------------------------------------
 
 TEST_F(CredentialsTest, NothingConfiguredListsEverySourceAndWhatToSet) {

@@ -1,5 +1,6 @@
 #include "cloud/aws/ec2_client.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,11 +12,12 @@ void AddFilters(QueryParams& params, const std::vector<Ec2Filter>& filters) {
   for (const Ec2Filter& f : filters) params.AddFilter(f.name, f.values);
 }
 
-// EC2's decimal text ("0.0312") as a double; 0 when unreadable.
+// EC2's decimal text ("0.0312") as a price; 0 when unreadable. strtod also reads "1e999" and
+// "inf" (infinity) and "nan", which are no price, nor is a negative number.
 double ParseDouble(const char* text) {
   char* end = nullptr;
   double v = std::strtod(text, &end);
-  return end == text ? 0 : v;
+  return end == text || !std::isfinite(v) || v < 0 ? 0 : v;
 }
 
 std::string FormatPriority(double p) {

@@ -2,6 +2,25 @@
 
 namespace nodesmith::aws {
 
+std::vector<SqsMessage> DecodeReceiveMessageAnswer(const nlohmann::json& answer) {
+  std::vector<SqsMessage> out;
+  if (!answer.is_object()) return out;
+  auto messages = answer.find("Messages");
+  if (messages == answer.end() || !messages->is_array()) return out;
+  // json::value() throws on an entry that is not an object and on a member of another type, and
+  // a throw here ends the queue's poller thread: entries that are not objects carry nothing to
+  // act on and are skipped, members that are not strings read as absent.
+  auto text = [](const nlohmann::json& m, const char* key) {
+    auto it = m.find(key);
+    return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  for (const nlohmann::json& m : *messages) {
+    if (!m.is_object()) continue;
+    out.push_back({text(m, "MessageId"), text(m, "ReceiptHandle"), text(m, "Body")});
+  }
+  return out;
+}
+
 core::Result<std::string> SqsClient::GetQueueUrl(const std::string& name) {
   auto answer = json_->Call("GetQueueUrl", {{"QueueName", name}});
   if (!answer.ok()) return answer.status();
@@ -17,13 +36,7 @@ core::Result<std::vector<SqsMessage>> SqsClient::ReceiveMessages(const std::stri
                                                {"WaitTimeSeconds", options.wait_seconds},
                                                {"VisibilityTimeout", options.visibility_timeout_seconds}});
   if (!answer.ok()) return answer.status();
-  std::vector<SqsMessage> out;
-  if (answer->contains("Messages") && (*answer)["Messages"].is_array()) {
-    for (const nlohmann::json& m : (*answer)["Messages"]) {
-      out.push_back({m.value("MessageId", ""), m.value("ReceiptHandle", ""), m.value("Body", "")});
-    }
-  }
-  return out;
+  return DecodeReceiveMessageAnswer(*answer);
 }
 
 core::Status SqsClient::DeleteMessage(const std::string& queue_url, const std::string& receipt_handle) {

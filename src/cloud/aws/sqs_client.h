@@ -22,6 +22,11 @@ struct ReceiveOptions {
   int visibility_timeout_seconds = 20;
 };
 
+// The messages of a ReceiveMessage answer ({"Messages": [{"MessageId", "ReceiptHandle", "Body"}]});
+// none when it has no "Messages" array. Public so that the parse of what SQS sent can be tested
+// (and fuzzed) without a queue.
+std::vector<SqsMessage> DecodeReceiveMessageAnswer(const nlohmann::json& answer);
+
 class SqsClient {
  public:
   explicit SqsClient(JsonClient* json) : json_(json) {}

@@ -70,6 +70,7 @@ class TomlReader {
       } else if (c == '[') {
         NS_RETURN_IF_ERROR(ReadHeader());
       } else {
+        depth_ = current_path_.size();
         NS_RETURN_IF_ERROR(ReadKeyValue(*current_, current_path_, section_dotted_, true));
         NS_RETURN_IF_ERROR(ExpectLineEnd());
       }
@@ -78,6 +79,13 @@ class TomlReader {
   }
 
  private:
+  // Whether a value `depth` levels below the root may be read: the reader and the writer recurse
+  // once per level, and the redefinition bookkeeping keeps every prefix of a dotted key.
+  Status CheckDepth(size_t depth) const {
+    if (depth <= static_cast<size_t>(kMaxTomlDepth)) return Status::Ok();
+    return Error("nesting is deeper than " + std::to_string(kMaxTomlDepth) + " levels");
+  }
+
   Status Error(const std::string& what) const {
     int line = 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + std::min(pos_, text_.size()), '\n'));
     return Status::Invalid("line " + std::to_string(line) + ": " + what);
@@ -154,6 +162,7 @@ class TomlReader {
     if (Peek() == '[') return Error("arrays of tables ([[...]]) are not supported");
     TomlPath key;
     NS_RETURN_IF_ERROR(ReadKey(&key));
+    NS_RETURN_IF_ERROR(CheckDepth(key.size()));
     if (Peek() != ']') return Error("expected ']' to close the table header");
     ++pos_;
     NS_RETURN_IF_ERROR(ExpectLineEnd());
@@ -181,13 +190,17 @@ class TomlReader {
   Status ReadKeyValue(TomlTable& base, const TomlPath& base_path, std::set<TomlPath>& scope, bool global) {
     TomlPath key;
     NS_RETURN_IF_ERROR(ReadKey(&key));
+    NS_RETURN_IF_ERROR(CheckDepth(depth_ + key.size()));
     if (Peek() != '=') {
       return Error("expected '=' after the key '" + PathText(key) + "'");
     }
     ++pos_;
     SkipBlanks();
     TomlValue value;
+    const size_t container_depth = depth_;
+    depth_ += key.size();
     NS_RETURN_IF_ERROR(ReadValue(&value));
+    depth_ = container_depth;
     TomlTable* t = &base;
     TomlPath path = base_path;
     for (size_t i = 0; i + 1 < key.size(); ++i) {
@@ -301,6 +314,7 @@ class TomlReader {
 
   Status ReadArray(TomlValue* out) {
     ++pos_;  // '['
+    NS_RETURN_IF_ERROR(CheckDepth(++depth_));
     TomlArray array;
     while (true) {
       NS_RETURN_IF_ERROR(SkipBlanksCommentsNewlines());
@@ -317,6 +331,7 @@ class TomlReader {
       }
     }
     ++pos_;
+    --depth_;
     *out = std::move(array);
     return Status::Ok();
   }
@@ -477,6 +492,7 @@ class TomlReader {
   TomlTable root_;
   TomlTable* current_ = nullptr;  // the table the current [header] names; root_ before one
   TomlPath current_path_;
+  size_t depth_ = 0;  // levels below the root of the table or array being read into
   std::set<TomlPath> headers_;         // defined by a [header]
   std::set<TomlPath> dotted_;          // created by dotted keys, anywhere
   std::set<TomlPath> section_dotted_;  // created by dotted keys since the last [header]

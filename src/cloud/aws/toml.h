@@ -4,7 +4,10 @@
 // Supported: tables and dotted table headers, dotted and quoted keys, basic and literal strings
 // (also multi-line), integers (decimal, 0x, 0o, 0b, underscores), booleans, arrays of any of
 // these (nested, spread over lines), inline tables, comments. Rejected with an error: floats,
-// dates and times, arrays of tables ([[...]]), and redefinitions, which TOML forbids.
+// dates and times, arrays of tables ([[...]]), and redefinitions, which TOML forbids. Nesting
+// deeper than kMaxTomlDepth levels (header and dotted-key parts, inline tables and arrays
+// together) is an error too: user data is the EC2NodeClass author's, and each level costs the
+// reader and the writer a stack frame.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +20,9 @@
 #include "core/status.h"
 
 namespace nodesmith::aws {
+
+// Far beyond Bottlerocket's settings, which nest about five levels.
+inline constexpr int kMaxTomlDepth = 128;
 
 struct TomlValue;
 using TomlTable = std::map<std::string, TomlValue>;

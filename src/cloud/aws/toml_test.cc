@@ -152,6 +152,32 @@ TEST(TomlTest, WhatItDoesNotSupportOrTomlForbidsIsAnErrorWithTheLine) {
   for (const auto& c : cases) EXPECT_THAT(ParseError(c.text), HasSubstr(c.says)) << c.text;
 }
 
+// Each level of nesting costs the reader a stack frame, and each part of a dotted key a copy of
+// the path before it: 100,000 nested arrays or inline tables overflowed the stack, and a key of
+// thousands of parts took gigabytes. Up to kMaxTomlDepth levels, counted from the root through
+// header parts, dotted-key parts and arrays, read; one more is an error.
+TEST(TomlTest, NestingDeeperThanTheLimitIsAnErrorNotAStackOverflow) {
+  auto repeat = [](const std::string& s, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += s;
+    return out;
+  };
+  auto dotted = [&](int parts) { return "k" + repeat(".k", parts - 1); };
+  const std::string deeper = "nesting is deeper than " + std::to_string(kMaxTomlDepth) + " levels";
+  EXPECT_THAT(ParseError("a = " + repeat("[", 100000) + repeat("]", 100000) + "\n"), HasSubstr("line 1: " + deeper));
+  EXPECT_THAT(ParseError("a = " + repeat("{b = ", 100000) + "1" + repeat("}", 100000) + "\n"), HasSubstr(deeper));
+  EXPECT_THAT(ParseError("x = 1\n" + dotted(5000) + " = 1\n"), HasSubstr("line 2: " + deeper));
+  EXPECT_THAT(ParseError("[" + dotted(kMaxTomlDepth + 1) + "]\n"), HasSubstr(deeper));
+  EXPECT_THAT(ParseError("[a]\n" + dotted(kMaxTomlDepth) + " = 1\n"), HasSubstr(deeper));
+  EXPECT_THAT(ParseError("a = " + repeat("[", kMaxTomlDepth) + repeat("]", kMaxTomlDepth) + "\n"), HasSubstr(deeper));
+  // At the limit: a key of kMaxTomlDepth parts, arrays to the last level, and back out.
+  ParseOk(dotted(kMaxTomlDepth) + " = 1\n");
+  ParseOk("[a]\n" + dotted(kMaxTomlDepth - 1) + " = 1\n");
+  TomlTable t = ParseOk("a = " + repeat("[", kMaxTomlDepth - 1) + repeat("]", kMaxTomlDepth - 1) +
+                        "\nb = [[1], {c = [2]}]\n");
+  EXPECT_EQ(t.at("b"), TomlValue(TomlArray{TomlArray{1}, TomlTable{{"c", TomlArray{2}}}}));
+}
+
 TEST(TomlTest, TheWriterLaysOutValuesThenTablesInKeyOrder) {
   TomlTable root;
   root["top"] = 1;
