@@ -3,6 +3,7 @@
 #   make test   install missing packages, build, run the whole suite (plain and sanitized)
 #   make cluster-demo  the same walkthrough in a real control plane with kwok and nodesmith controller
 #   make fuzz   the parsers' libFuzzer targets (clang), FUZZ_SECONDS each (docs/RELIABILITY.md)
+#   make chaos  the chaos suite at full size in a control plane of its own (docs/RELIABILITY.md)
 #   make bench-cluster  nodesmith and Karpenter's KWOK provider, each on a fresh control plane, same
 #               workload (CLUSTER_PODS pods); prints the markdown of docs/PERFORMANCE.md's section
 #   make bench-peers  Karpenter's own scheduling benchmark beside nodesmith's solver, measured here
@@ -16,7 +17,7 @@ FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest interrup
   watch_decoder aws_json ec2_xml catalog shared_config toml aws_credentials sqs_envelope \
   exec_credential ec2_answers scenario
 
-.PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz bench bench-cluster clean
+.PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz chaos bench bench-cluster clean
 
 all: build
 
@@ -93,6 +94,19 @@ fuzz: deps
 	  -DNODESMITH_FUZZ=ON -DNODESMITH_TESTS=OFF -DNODESMITH_BENCH=OFF >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
 	bash scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The chaos suite at full size (50 SIGKILLs, 10 leader flaps, 3 restarts each of kube-apiserver
+# and etcd, a minute of instances that never register) on a control plane started for it in
+# CHAOS_WORK; one JSON line per test in CHAOS_WORK/report.jsonl. CHAOS_SEED repeats a run.
+CHAOS_WORK ?= /tmp/nodesmith-chaos
+CHAOS_SEED ?=
+chaos: binary testenv
+	@rm -rf $(CHAOS_WORK) && mkdir -p $(CHAOS_WORK)
+	@bash scripts/testenv/up $(CHAOS_WORK)/testenv >/dev/null
+	@status=0; "$$(bash -c 'source scripts/testenv/versions.sh && python_venv_dir')/bin/python" \
+	  tests/e2e/chaos_e2e.py ./$(BUILD)/nodesmith . $(CHAOS_WORK)/testenv ../shared/data --size full \
+	  --report $(CHAOS_WORK)/report.jsonl $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) || status=$$?; \
+	  bash scripts/testenv/down $(CHAOS_WORK)/testenv; cat $(CHAOS_WORK)/report.jsonl; exit $$status
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
