@@ -36,7 +36,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from controller_env import (Controller, Testenv, deployment, node_pool, test_failed,  # noqa: E402
                             wait_for)
-from invariants import ClusterView, Sampler, converged  # noqa: E402
+from invariants import ClusterView, Sampler, converged, pods_placed  # noqa: E402
 
 BINARY, SOURCE_DIR, TESTENV_DIR, SHARED_DATA = sys.argv[1:5]
 del sys.argv[1:5]
@@ -142,6 +142,14 @@ class ChaosTest(unittest.TestCase):
             self.fail("nodesmith exited on its own (%s) %s:\n%s" % (code, why, c.tail()))
         return True
 
+    def wait_placed(self, timeout=120):
+        """Waits until every workload pod runs: faults "under load" start from a working
+        cluster."""
+        def placed():
+            view = ClusterView.read(ENV, self.ns)
+            return view is not None and not pods_placed(view)
+        wait_for(placed, timeout, "the workload to be placed", interval=1)
+
     # --- the end ---
 
     def converge(self, timeout=CONVERGE_SECONDS):
@@ -226,9 +234,15 @@ class LeaderFlapTest(ChaosTest):
             killed = time.monotonic()
             self.count("leader killed")
             fresh = self.controller(leader_election=True, wait=False)
-            standby.wait_for_log("starting controllers", timeout=40)
+            # Either candidate may take the Lease once it expires (as with client-go): the old
+            # standby has no priority over the replica that just started.
+            wait_for(lambda: any("starting controllers" in x.messages() for x in (standby, fresh)),
+                     40, "a new leader")
             handovers.append(time.monotonic() - killed)
-            leader, standby = standby, fresh
+            leaders = [x for x in (standby, fresh) if "starting controllers" in x.messages()]
+            self.assertEqual(len(leaders), 1, "two leaders")
+            leader = leaders[0]
+            standby = fresh if leader is standby else standby
         self.scale_burst(3)
         self.finish("leader flaps")
         # The lease lasts 15 s; the standby retries every 2 s.
@@ -246,6 +260,7 @@ class ControlPlaneRestartTest(ChaosTest):
         self.start_workload()
         self.start_sampler()
         c = self.controller(leader_election=True)
+        self.wait_placed()
         for i in range(SIZE["restarts"]):
             for component, replicas in (("kube-apiserver", BURST), ("etcd", 1)):
                 self.scale_burst(replicas)

@@ -211,8 +211,70 @@ class ChartRbacTest(ControllerTest):
             wait_for(lambda: self.running_pods("inflate", 3), 120, "3 pods Running")
             ENV.kubectl("delete", "deployment/inflate", "-n", self.ns)
             wait_for(lambda: not self.claims() and not self.kwok_nodes(), 120, "the node removed")
-            forbidden = [l for l in c.lines() if "forbidden" in json.dumps(l).lower()]
+            # A 403 for a namespace being deleted (an earlier test's, its pods still pending) is
+            # the API server's lifecycle rule, not RBAC.
+            forbidden = [l for l in c.lines() if "forbidden" in json.dumps(l).lower()
+                         and "because it is being terminated" not in json.dumps(l)]
             self.assertEqual(forbidden, [], "a request the chart's RBAC refused")
+            # Its credential, the ServiceAccount token, is nowhere a person or a scraper reads.
+            metrics = c.metrics()
+            self.assertEqual(c.terminate(), 0)
+            with open(c.log_path) as f:
+                self.assertNotIn(ident.token, f.read(), "the token in the log")
+            self.assertNotIn(ident.token, metrics, "the token in /metrics")
+            self.assertNotIn(ident.token, ENV.kubectl("get", "events", "-A", "-o", "json"),
+                             "the token in an Event")
+        finally:
+            ident.delete()
+
+    def test_a_write_the_chart_does_not_grant_is_refused_and_named(self):
+        """Least privilege, the other way round: with `create nodeclaims` taken out of the
+        chart's ClusterRole, the API server refuses the launch, and nodesmith says which verb on
+        which resource RBAC refused to which ServiceAccount, and what to change; it keeps
+        running and creates nothing."""
+        from chart_identity import ChartIdentity
+        ident = ChartIdentity(ENV.which("kubectl"), ENV.which("helm"), TESTENV_DIR, self.ns,
+                              source_dir=SOURCE_DIR)
+        ident.create()
+        try:
+            narrowed = 0
+            for role in ident.applied:
+                if role["kind"] != "ClusterRole":
+                    continue
+                rules = []
+                for rule in role.get("rules", []):
+                    if ("karpenter.sh" in rule.get("apiGroups", []) and "create" in rule.get("verbs", [])
+                            and "nodeclaims" in rule.get("resources", [])):
+                        others = [r for r in rule["resources"] if r != "nodeclaims"]
+                        if others:
+                            rules.append(dict(rule, resources=others))
+                        rules.append(dict(rule, resources=["nodeclaims"],
+                                          verbs=[v for v in rule["verbs"] if v != "create"]))
+                        narrowed += 1
+                    else:
+                        rules.append(rule)
+                role["rules"] = rules
+                ident.admin("apply", "-f", "-", stdin=json.dumps(role))
+            self.assertGreater(narrowed, 0, "no rule of the chart grants create on nodeclaims")
+            self.assertFalse(ident.can_i("create", "nodeclaims.karpenter.sh"))
+            ENV.apply(node_pool())
+            env = {k: v for k, v in ident.env.items()
+                   if k not in ("METRICS_PORT", "HEALTH_PROBE_PORT", "LOG_LEVEL")}
+            c = self.start(kubeconfig=ident.kubeconfig, extra_env=env)
+            ENV.apply(deployment("inflate", 2), self.ns)
+            who = "system:serviceaccount:%s:%s" % (self.ns, ident.service_account)
+
+            def refusal():
+                for l in c.lines():
+                    text = json.dumps(l)
+                    if "RBAC does not allow" in text and "to create nodeclaims.karpenter.sh at the cluster scope" in text:
+                        return text
+                return None
+            text = wait_for(refusal, 60, "a log line naming the refused create")
+            self.assertIn(who, text)
+            self.assertIn("grant it in the ClusterRole or Role bound to that identity", text)
+            self.assertEqual(self.claims(), [])
+            self.assertIsNone(c.process.poll(), "nodesmith exited:\n" + c.tail())
             self.assertEqual(c.terminate(), 0)
         finally:
             ident.delete()

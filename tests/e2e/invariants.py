@@ -10,7 +10,7 @@ Two kinds of check:
   stuck with a deletionTimestamp; no empty provider Node (a duplicate launch leaves one).
 - `Sampler`: a thread that reads the cluster every few hundred milliseconds while the faults go
   on and records each violation of what must hold at every instant: no PodDisruptionBudget
-  below its desired healthy count, no workload pod left bound to a Node that no longer exists
+  below its desired healthy count once it has reached it, no workload pod left bound to a Node that no longer exists
   (a node deleted before it was drained), and the number of NodeClaims within a bound (no
   runaway scale-up). It also keeps the largest counts it saw.
 
@@ -142,15 +142,23 @@ def converged(view, allow_empty_nodes=False):
     return out
 
 
-def _pdb_violations(view):
+def _pdb_violations(view, met):
+    """PDBs below their desired healthy count, among those that have reached it once (`met`,
+    their UIDs, updated here): a workload that is still coming up is not a disruption."""
     out = []
     for pdb in view.pdbs:
         st = pdb.get("status", {})
         if st.get("observedGeneration") != pdb["metadata"].get("generation"):
             continue
-        if "desiredHealthy" in st and st.get("currentHealthy", 0) < st["desiredHealthy"]:
-            out.append("pdb %s: %d healthy, %d desired" %
-                       (pdb["metadata"]["name"], st.get("currentHealthy", 0), st["desiredHealthy"]))
+        if "desiredHealthy" not in st:
+            continue
+        healthy, desired = st.get("currentHealthy", 0), st["desiredHealthy"]
+        uid = pdb["metadata"]["uid"]
+        if healthy >= desired:
+            met.add(uid)
+        elif uid in met:
+            out.append("pdb %s: %d healthy, %d desired" % (pdb["metadata"]["name"], healthy,
+                                                           desired))
     return out
 
 
@@ -175,6 +183,7 @@ class Sampler:
         self.samples = 0
         self.max_claims = 0
         self.claim_names = set()
+        self._pdbs_met = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -219,7 +228,7 @@ class Sampler:
         if len(view.claims) > bound:
             self._record("%d nodeclaims, more than the bound %d: %s" %
                          (len(view.claims), bound, _names(view.claims)))
-        for v in _pdb_violations(view):
+        for v in _pdb_violations(view, self._pdbs_met):
             self._record(v)
         for p in _pods_on_missing_nodes(view):
             if self._confirm_pod_lost(p):
