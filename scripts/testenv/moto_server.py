@@ -24,6 +24,8 @@ serves, on loopback, what the AWS provider's tests need and moto lacks (shared/d
         instant fleet reports it: the call succeeds, launches nothing, and lists error C for
         each of the request's overrides of type T (with their zone and subnet); only calls whose
         overrides name T count. T "*" is every type: no offering of any call has capacity.
+        With "userAgent": U, only calls whose User-Agent header contains U count (the
+        program under test's calls, not the test's own reads of moto).
     POST /fault/clear  {}
         removes every fault, whether or not its "times" ran out; moto's state (instances,
         templates, ...) is kept, unlike /moto-api/reset.
@@ -99,7 +101,7 @@ def names_type(fault, instance_type):
     return fault["instanceType"] in ("*", instance_type)
 
 
-def take_fault(action, dry_run, instance_types=()):
+def take_fault(action, dry_run, instance_types=(), user_agent=""):
     """The fault that answers this call, if any; counts it against its "times"."""
     with FAULTS_LOCK:
         for fault in FAULTS:
@@ -108,6 +110,8 @@ def take_fault(action, dry_run, instance_types=()):
             if "instanceType" in fault and not any(names_type(fault, t) for t in instance_types):
                 continue
             if "dryRun" in fault and bool(fault["dryRun"]) != dry_run:
+                continue
+            if "userAgent" in fault and fault["userAgent"] not in user_agent:
                 continue
             if "times" in fault:
                 if fault["times"] <= 0:
@@ -153,7 +157,7 @@ def inject_faults():
             dry_run = str(self._get_param("DryRun", False)).lower() == "true"
             configs = self._get_param("LaunchTemplateConfigs", []) if action == "CreateFleet" else []
             types = {o.get("InstanceType") for c in configs for o in (c.get("Overrides") or [])}
-            fault = take_fault(action, dry_run, types)
+            fault = take_fault(action, dry_run, types, self.headers.get("User-Agent") or "")
             if fault is not None and "instanceType" in fault:
                 # In-band, as EC2's instant fleets report capacity: nothing launched, one error
                 # per override of the type.

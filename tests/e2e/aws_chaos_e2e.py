@@ -58,11 +58,16 @@ SIZE = SIZES[ARGS.size]
 SEED = ARGS.seed if ARGS.seed is not None else random.SystemRandom().randrange(1 << 30)
 MOST = 4  # inflate's most replicas, one node each
 CALLS = ("CreateFleet", "DescribeInstances", "TerminateInstances")
-# Faults hit the real calls, not the EC2NodeClass validation's dry runs (those are another story).
 GC_WINDOW = 30 + 120 + 20  # an orphan's minimum age, the collector's period, and its calls
 CONVERGE_SECONDS = 240
 LAUNCH_PHASES = ("created nodeclaim", "launched nodeclaim", "registered nodeclaim")
 TERMINATE_PHASES = ("disrupting node(s)", "deleted node", "deleted nodeclaim")
+
+
+def fault(**body):
+    """A moto fault (scripts/testenv/moto_server.py) on nodesmith's real calls only: not on the
+    EC2NodeClass validation's dry runs, nor on the test's and the kubelets' own reads."""
+    aws_env.fault(MOTO, dryRun=False, userAgent="nodesmith/", **body)
 
 
 def launch_time(instance):
@@ -226,12 +231,12 @@ class AwsChaosTest(unittest.TestCase):
     def failing_calls(self, c, name, **error):
         """Each of CALLS refused for a few calls in a row while inflate grows and shrinks."""
         for action in CALLS:
-            aws_env.fault(MOTO, action=action, times=SIZE["fault_calls"], dryRun=False, **error)
+            fault(action=action, times=SIZE["fault_calls"], **error)
             self.count("%s %s" % (name, action), SIZE["fault_calls"])
         self.inflate(MOST)
         self.converge(name + " while scaling up", c)
         for action in CALLS:
-            aws_env.fault(MOTO, action=action, times=SIZE["fault_calls"], dryRun=False, **error)
+            fault(action=action, times=SIZE["fault_calls"], **error)
         self.inflate(self.rng.choice((0, 1)))
         self.converge(name + " while scaling down", c)
         aws_env.clear_faults(MOTO)
@@ -249,7 +254,7 @@ class AwsChaosTest(unittest.TestCase):
 
     def test_a_create_fleet_that_times_out(self):
         c = self.controller()
-        aws_env.fault(MOTO, action="CreateFleet", delaySeconds=35, times=1, dryRun=False)
+        fault(action="CreateFleet", delaySeconds=35, times=1)
         self.count("CreateFleet answered after 35 s")
         self.inflate(2)
         self.converge("a CreateFleet timeout", c)
@@ -257,7 +262,7 @@ class AwsChaosTest(unittest.TestCase):
 
     def test_no_capacity_anywhere(self):
         c = self.controller()
-        aws_env.fault(MOTO, action="CreateFleet", instanceType="*", dryRun=False, code="InsufficientInstanceCapacity",
+        fault(action="CreateFleet", instanceType="*", code="InsufficientInstanceCapacity",
                       message="We currently do not have sufficient capacity in the Availability Zone you requested.")
         self.count("every offering without capacity")
         self.inflate(MOST)
