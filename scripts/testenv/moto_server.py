@@ -8,15 +8,27 @@ serves, on loopback, what the AWS provider's tests need and moto lacks (shared/d
     POST /ssm-parameter  {"region": R, "name": N, "value": V}
         puts a parameter moto refuses through PutParameter: /aws/service/... (the EKS,
         Bottlerocket and Windows AMI aliases). Gone after /moto-api/reset, like any state.
-    POST /fault  {"action": A, "code": C, "message": M, "dryRun": true|false, "times": N}
+    POST /fault  {"action": A, "code": C, "message": M, "status": S, "delaySeconds": D,
+                  "dryRun": true|false, "times": N}
         makes the next N calls of action A (every call without "times"; only those with DryRun
         set, or only those without, when "dryRun" is given) fail with AWS error C and message M,
         as EC2 answers when it refuses a call: UnauthorizedOperation for a role that may not,
-        RequestLimitExceeded. Cleared by /moto-api/reset.
+        RequestLimitExceeded. The answer's HTTP status is S when given (EC2's own 5xx:
+        InternalError with 500, Unavailable with 503), otherwise the one moto gives C (400 for
+        a code it does not know). Cleared by /moto-api/reset and by /fault/clear.
+        With "delaySeconds" D, the answer comes D seconds late: the call is carried out (or
+        refused) at once and its answer held, as when EC2 acted but its answer is lost to a
+        client that gave up waiting. Without "code", a fault is only that delay (the call
+        succeeds late).
         With "action": "CreateFleet" and "instanceType": T, the fault is a capacity error as an
         instant fleet reports it: the call succeeds, launches nothing, and lists error C for
         each of the request's overrides of type T (with their zone and subnet); only calls whose
-        overrides name T count.
+        overrides name T count. T "*" is every type: no offering of any call has capacity.
+        With "userAgent": U, only calls whose User-Agent header contains U count (the
+        program under test's calls, not the test's own reads of moto).
+    POST /fault/clear  {}
+        removes every fault, whether or not its "times" ran out; moto's state (instances,
+        templates, ...) is kept, unlike /moto-api/reset.
 
 It also corrects one shortfall of moto's EC2 Fleet: an instant fleet's instances take the
 security groups of their launch template (LaunchTemplateData SecurityGroupIds, or the first
@@ -28,6 +40,7 @@ Runs until killed. moto's own state and reset stay moto's; this process only add
 import json
 import sys
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -62,22 +75,43 @@ FAULTS_LOCK = threading.Lock()
 
 
 def put_fault(body):
-    for key in ("action", "code", "message"):
+    keys = ("action", "code", "message") if "code" in body or "delaySeconds" not in body else ("action",)
+    for key in keys:
         if not isinstance(body.get(key), str) or not body[key]:
             raise ValueError("a fault needs a non-empty string '%s'" % key)
+    if "status" in body and (not isinstance(body["status"], int) or not 400 <= body["status"] <= 599):
+        raise ValueError("a fault's 'status' is an HTTP error status, 400 to 599")
+    if "status" in body and "code" not in body:
+        raise ValueError("a fault's 'status' goes with a 'code'")
+    if "delaySeconds" in body and (not isinstance(body["delaySeconds"], (int, float))
+                                   or body["delaySeconds"] < 0):
+        raise ValueError("a fault's 'delaySeconds' is a number of seconds, 0 or more")
+    if "instanceType" in body and "code" not in body:
+        raise ValueError("a capacity fault ('instanceType') needs a 'code'")
     with FAULTS_LOCK:
         FAULTS.append(dict(body))
 
 
-def take_fault(action, dry_run, instance_types=()):
+def clear_faults(body):
+    with FAULTS_LOCK:
+        FAULTS.clear()
+
+
+def names_type(fault, instance_type):
+    return fault["instanceType"] in ("*", instance_type)
+
+
+def take_fault(action, dry_run, instance_types=(), user_agent=""):
     """The fault that answers this call, if any; counts it against its "times"."""
     with FAULTS_LOCK:
         for fault in FAULTS:
             if fault["action"] != action:
                 continue
-            if "instanceType" in fault and fault["instanceType"] not in instance_types:
+            if "instanceType" in fault and not any(names_type(fault, t) for t in instance_types):
                 continue
             if "dryRun" in fault and bool(fault["dryRun"]) != dry_run:
+                continue
+            if "userAgent" in fault and fault["userAgent"] not in user_agent:
                 continue
             if "times" in fault:
                 if fault["times"] <= 0:
@@ -93,7 +127,7 @@ def fleet_capacity_errors(configs, fault, capacity):
     for config in configs:
         spec = config.get("LaunchTemplateSpecification", {})
         for override in config.get("Overrides") or []:
-            if override.get("InstanceType") != fault["instanceType"]:
+            if not names_type(fault, override.get("InstanceType")):
                 continue
             errors.append({
                 "LaunchTemplateAndOverrides": {
@@ -118,17 +152,18 @@ def inject_faults():
 
     def call_action(self):
         action = self._get_action()
+        fault = None
         if action:
             dry_run = str(self._get_param("DryRun", False)).lower() == "true"
             configs = self._get_param("LaunchTemplateConfigs", []) if action == "CreateFleet" else []
             types = {o.get("InstanceType") for c in configs for o in (c.get("Overrides") or [])}
-            fault = take_fault(action, dry_run, types)
+            fault = take_fault(action, dry_run, types, self.headers.get("User-Agent") or "")
             if fault is not None and "instanceType" in fault:
                 # In-band, as EC2's instant fleets report capacity: nothing launched, one error
                 # per override of the type.
                 result = fleet_capacity_errors(configs, fault, self._get_param("TargetCapacitySpecification", {}))
                 setattr(self, "create_fleet", lambda *args, **kwargs: ActionResult(result))
-            elif fault is not None:
+            elif fault is not None and "code" in fault:
                 # moto serialises an error by the service its class's module names.
                 error = type("InjectedFault", (ServiceException,), {"__module__": type(self).__module__})
 
@@ -136,7 +171,12 @@ def inject_faults():
                     raise error(fault["code"], fault["message"])
                 # This response object serves this one call: its method for the action refuses.
                 setattr(self, camelcase_to_underscores(action), refuse)
-        return original(self)
+        answer = original(self)
+        if fault is not None:
+            if "status" in fault and "instanceType" not in fault:
+                answer = (fault["status"],) + tuple(answer[1:])
+            time.sleep(fault.get("delaySeconds", 0))
+        return answer
 
     BaseResponse.call_action = call_action
 
@@ -150,7 +190,7 @@ def inject_faults():
     MotoAPIBackend.reset = reset
 
 
-ROUTES = {"/ssm-parameter": put_ssm_parameter, "/fault": put_fault}
+ROUTES = {"/ssm-parameter": put_ssm_parameter, "/fault": put_fault, "/fault/clear": clear_faults}
 
 
 class Control(BaseHTTPRequestHandler):

@@ -10,205 +10,43 @@ pods. inflate 0 -> 5 must give one EC2 instance of 8 vCPUs on spot, tagged as Ka
 deleting the Deployment must terminate it.
 
 Usage: aws_e2e.py NODESMITH SOURCE_DIR TESTENV_DIR MOTO_DIR SHARED_DATA [unittest args]"""
-import base64
-import email
 import json
 import os
-import re
 import socket
-import subprocess
 import sys
 import time
 import unittest
-import urllib.parse
-import urllib.request
 
 import boto3
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aws_env  # noqa: E402
+from aws_env import CLUSTER, PROFILE, Kubelets, kubelet_view, node_config, tags_of  # noqa: E402
 from controller_env import Controller, Testenv, test_failed, wait_for  # noqa: E402
 
 BINARY, SOURCE_DIR, TESTENV_DIR, MOTO_DIR, SHARED_DATA = sys.argv[1:6]
 del sys.argv[1:6]
 ENV = Testenv(TESTENV_DIR, SOURCE_DIR, SHARED_DATA)
-CLUSTER = "my-cluster"  # the seed template's discovery tag
-PROFILE = "KarpenterNodeInstanceProfile-my-cluster"  # the seed template's instance profile
-
-
-def moto_env():
-    out = {}
-    with open(os.path.join(MOTO_DIR, "env")) as f:
-        for word in f.read().split():
-            if "=" in word:
-                k, v = word.split("=", 1)
-                out[k] = v
-    return out
-
-
-MOTO = moto_env()
+MOTO = aws_env.moto_env(MOTO_DIR)
 
 
 def moto_recording(command):
-    """moto's request recorder: reset-recording, start-recording, stop-recording."""
-    moto_post(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/" + command)
+    aws_env.moto_recording(MOTO, command)
 
 
 def recorded_calls(action):
-    """The form of every recorded EC2 query call of `action` (dry runs left out), in order."""
-    with urllib.request.urlopen(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/recorder/download-recording",
-                                timeout=30) as r:
-        recording = [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
-    calls = []
-    for entry in recording:
-        body = entry.get("body") or ""
-        if entry.get("body_encoded"):
-            body = base64.b64decode(body).decode()
-        form = urllib.parse.parse_qs(body)
-        if form.get("Action") == [action] and form.get("DryRun") != ["true"]:
-            calls.append(form)
-    return calls
-
-
-def moto_post(url, body=None):
-    data = json.dumps(body or {}).encode()
-    req = urllib.request.Request(url, data=data, method="POST",
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return r.read()
-
-
-def ec2():
-    return boto3.client("ec2", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
-                        aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
-                        aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
-
-
-def tags_of(resource):
-    return {t["Key"]: t["Value"] for t in resource.get("Tags", [])}
-
-
-def node_config(user_data):
-    """The NodeConfig documents of AL2023 user data (MIME multipart), as nodeadm reads them."""
-    message = email.message_from_string(user_data)
-    configs = []
-    for part in message.walk():
-        if part.get_content_type() == "application/node.eks.aws":
-            configs.append(yaml.safe_load(part.get_payload(decode=True).decode()))
-    return configs
-
-
-def kubelet_view(configs):
-    """The labels and taints the kubelet registers with, from NodeConfig kubelet flags/config."""
-    labels, taints = {}, []
-    for c in configs:
-        kubelet = c.get("spec", {}).get("kubelet", {})
-        for flag in kubelet.get("flags", []):
-            m = re.match(r'--node-labels="?([^"]*)"?$', flag)
-            if m and m.group(1):
-                for kv in m.group(1).split(","):
-                    k, v = kv.split("=", 1)
-                    labels[k] = v
-        taints += kubelet.get("config", {}).get("registerWithTaints", [])
-    return labels, taints
-
-
-class Kubelets:
-    """Plays the kubelet and the cloud controller for moto's instances: one Node per running
-    instance of the cluster, as the instance's user data describes it."""
-
-    def __init__(self, client):
-        self.ec2 = client
-        self.registered = {}  # instance id -> node name
-        self.user_data = {}   # instance id -> decoded user data
-
-    def instances(self, states=("pending", "running")):
-        out = []
-        pages = self.ec2.get_paginator("describe_instances").paginate(Filters=[
-            {"Name": "tag:kubernetes.io/cluster/" + CLUSTER, "Values": ["owned"]},
-            {"Name": "instance-state-name", "Values": list(states)}])
-        for page in pages:
-            for r in page["Reservations"]:
-                out += r["Instances"]
-        return out
-
-    def arch(self, instance_type):
-        """kubernetes.io/arch of an instance type, as the kubelet reports its machine's."""
-        info = self.ec2.describe_instance_types(InstanceTypes=[instance_type])["InstanceTypes"][0]
-        return "arm64" if "arm64" in info["ProcessorInfo"]["SupportedArchitectures"] else "amd64"
-
-    def decoded_user_data(self, instance):
-        """The user data of the launch template the instance was launched from: the one, of
-        nodesmith's, whose image it runs and whose NodePool tag is the instance's (moto does not
-        record the template an instance came from; the EC2NodeClass validation's own template
-        has the same image and no NodePool)."""
-        pool = tags_of(instance).get("karpenter.sh/nodepool")
-        for lt in self.ec2.describe_launch_templates()["LaunchTemplates"]:
-            if tags_of(lt).get("karpenter.sh/nodepool") != pool:
-                continue
-            versions = self.ec2.describe_launch_template_versions(
-                LaunchTemplateId=lt["LaunchTemplateId"], Versions=["$Latest"])["LaunchTemplateVersions"]
-            data = versions[0]["LaunchTemplateData"] if versions else {}
-            if data.get("ImageId") == instance["ImageId"] and data.get("UserData"):
-                return base64.b64decode(data["UserData"]).decode()
-        raise AssertionError("no launch template of NodePool %s with the image of instance %s"
-                             % (pool, instance["InstanceId"]))
-
-    @staticmethod
-    def claim_of(instance):
-        """The NodeClaim whose status.providerID names the instance, or None."""
-        for claim in ENV.items("nodeclaims"):
-            if claim.get("status", {}).get("providerID", "").endswith("/" + instance["InstanceId"]):
-                return claim
-        return None
-
-    def register(self):
-        for i in self.instances():
-            iid = i["InstanceId"]
-            if iid in self.registered:
-                continue
-            # As a kubelet does: the instance knows its provider id, not its NodeClaim (the
-            # karpenter.sh/nodeclaim tag comes after the node joined).
-            claim = self.claim_of(i)
-            if claim is None:
-                continue  # nodesmith has not written the launch down yet
-            self.user_data[iid] = self.decoded_user_data(i)
-            labels, taints = kubelet_view(node_config(self.user_data[iid]))
-            zone = i["Placement"]["AvailabilityZone"]
-            name = i.get("PrivateDnsName") or ("ip-" + iid)
-            labels.update({
-                "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                "kubernetes.io/arch": self.arch(i["InstanceType"]),
-                "node.kubernetes.io/instance-type": i["InstanceType"],
-                "topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": zone[:-1],
-                "kwok.x-k8s.io/node": "fake",
-            })
-            node = {
-                "apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": name, "labels": labels,
-                             "annotations": {"kwok.x-k8s.io/node": "fake"}},
-                "spec": {"providerID": "aws:///%s/%s" % (zone, iid),
-                         "taints": [{k: t[k] for k in ("key", "value", "effect") if t.get(k)}
-                                    for t in taints]},
-                "status": {"capacity": claim["status"].get("capacity", {}),
-                           "allocatable": claim["status"].get("allocatable", {})},
-            }
-            ENV.kubectl("create", "-f", "-", stdin=json.dumps(node))
-            self.registered[iid] = name
+    return aws_env.recorded_calls(MOTO, action)
 
 
 def converted_seed():
-    """The seed's legacy Provisioner and AWSNodeTemplate as v1 NodePool and EC2NodeClass."""
-    p = subprocess.run([BINARY, "convert", "-f",
-                        os.path.join(SOURCE_DIR, "examples", "seed-walkthrough", "provisioner.yaml")],
-                       capture_output=True, text=True, check=True)
-    return p.stdout
+    return aws_env.converted_seed(BINARY, SOURCE_DIR)
 
 
 class AwsWalkthroughTest(unittest.TestCase):
     def setUp(self):
-        moto_post(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/reset")
-        self.ec2 = ec2()
+        aws_env.moto_post(MOTO["AWS_ENDPOINT_URL"] + "/moto-api/reset")
+        self.ec2 = aws_env.ec2(MOTO)
         self.clean()
         ENV.install_crds(reference=True)
         ENV.kubectl("wait", "--for=condition=Established", "--timeout=60s",
@@ -235,44 +73,15 @@ class AwsWalkthroughTest(unittest.TestCase):
                                  provider_prefix="aws://")
 
     def make_network(self):
-        vpc = self.ec2.create_vpc(CidrBlock="10.1.0.0/16")["Vpc"]["VpcId"]
-        ids = []
-        for n, zone in enumerate(("us-west-2a", "us-west-2b")):
-            ids.append(self.ec2.create_subnet(VpcId=vpc, CidrBlock="10.1.%d.0/24" % n,
-                                              AvailabilityZone=zone)["Subnet"]["SubnetId"])
-        ids.append(self.ec2.create_security_group(GroupName="nodes", Description="nodes",
-                                                  VpcId=vpc)["GroupId"])
-        self.ec2.create_tags(Resources=ids, Tags=[{"Key": "karpenter.sh/discovery", "Value": CLUSTER}])
-        self.iam = boto3.client("iam", endpoint_url=MOTO["AWS_ENDPOINT_URL"], region_name=MOTO["AWS_REGION"],
-                                aws_access_key_id=MOTO["AWS_ACCESS_KEY_ID"],
-                                aws_secret_access_key=MOTO["AWS_SECRET_ACCESS_KEY"])
-        self.iam.create_instance_profile(InstanceProfileName=PROFILE)
+        self.iam = aws_env.make_network(MOTO, self.ec2)
 
     def put_alias(self):
-        """al2023@latest for the control plane's Kubernetes version: moto's newest amazon images."""
-        version = json.loads(ENV.kubectl("version", "-o", "json"))["serverVersion"]
-        minor = "%s.%s" % (version["major"], re.match(r"\d+", version["minor"]).group(0))
-        chosen = {}
-        for arch, path in (("x86_64", "x86_64"), ("arm64", "arm64")):
-            images = self.ec2.describe_images(Owners=["amazon"], Filters=[
-                {"Name": "architecture", "Values": [arch]}])["Images"]
-            if not images:
-                continue
-            chosen[arch] = images[0]["ImageId"]
-            moto_post(MOTO["NODESMITH_MOTO_CONTROL"] + "/ssm-parameter", {
-                "region": MOTO["AWS_REGION"], "value": chosen[arch],
-                "name": "/aws/service/eks/optimized-ami/%s/amazon-linux-2023/%s/standard/recommended/image_id"
-                        % (minor, path)})
-        self.assertIn("x86_64", chosen, "moto has no amazon x86_64 image")
-        return chosen
+        return aws_env.put_alias(ENV, MOTO, self.ec2)
 
     def start(self, **extra_env):
-        env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
         # The built-in table: moto prices every spot offering alike (0.00001), so with the
         # account's own types (the default) the cheapest type would be a tie, not the seed's choice.
-        env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "AWS_EC2_METADATA_DISABLED": "true",
-                    "CATALOG": "aws"})
-        env.update(extra_env)
+        env = aws_env.controller_env(MOTO, **dict({"CATALOG": "aws"}, **extra_env))
         self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
         self.controller.wait_for_log("starting controllers", timeout=90)
         return self.controller
@@ -313,7 +122,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertTrue(self.templates(), "the launch made a template")
         self.assertRegex(launched["provider-id"], r"^aws:///us-west-2[ab]/i-[0-9a-f]+$")
 
-        kubelets = Kubelets(self.ec2)
+        kubelets = Kubelets(ENV, self.ec2)
         instances = wait_for(lambda: kubelets.instances() or None, 30, "an instance in moto")
         self.assertEqual(len(instances), 1, "five pods of 1 CPU fit one instance")
         instance = instances[0]
@@ -432,7 +241,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         moto_recording("start-recording")
         try:
             c = self.start()
-            kubelets = Kubelets(self.ec2)
+            kubelets = Kubelets(ENV, self.ec2)
             self.inflate(3, node_each=True)
             pods = self.wait_running(kubelets, 3)
         finally:
@@ -476,11 +285,11 @@ class AwsWalkthroughTest(unittest.TestCase):
         ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
                     json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
         c = self.start(INTERRUPTION_QUEUE="Karpenter-" + CLUSTER)
-        kubelets = Kubelets(self.ec2)
+        kubelets = Kubelets(ENV, self.ec2)
         self.inflate(5)
         self.wait_running(kubelets, 5)
         [first] = kubelets.instances()
-        old_claim = Kubelets.claim_of(first)["metadata"]["name"]
+        old_claim = kubelets.claim_of(first)["metadata"]["name"]
         old_node = kubelets.registered[first["InstanceId"]]
 
         # AWS gives a spot instance two minutes' notice, through EventBridge into the queue.
@@ -590,10 +399,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         ENV.apply(converted_seed())
         ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
                     json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
-        env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
-        env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "DRY_RUN": "true",
-                    "AWS_EC2_METADATA_DISABLED": "true"})
-        env.update(extra_env)
+        env = aws_env.controller_env(MOTO, **dict({"DRY_RUN": "true"}, **extra_env))
         self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
         c = self.controller
         c.wait_for_log("starting controllers", timeout=90)
@@ -610,7 +416,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         would = c.wait_for_log("dry run: would launch an instance", timeout=90)
         self.assertRegex(would["provider-id"], r"^aws:///us-west-2[ab]/shadow-")
         time.sleep(3)
-        self.assertEqual(Kubelets(self.ec2).instances(("pending", "running")), [], "an instance was launched")
+        self.assertEqual(Kubelets(ENV, self.ec2).instances(("pending", "running")), [], "an instance was launched")
         self.assertEqual(self.ec2.describe_launch_templates()["LaunchTemplates"], [])
         self.assertEqual(ENV.items("nodeclaims"), [], "a NodeClaim reached the API server")
         nc = ENV.get_json("ec2nodeclass", "default")
@@ -627,7 +433,7 @@ class AwsWalkthroughTest(unittest.TestCase):
         self.assertEqual(len(warned), 1, c.tail())
         would = c.wait_for_log("dry run: would launch an instance", timeout=90)
         self.assertRegex(would["provider-id"], r"^aws:///us-west-2[a-d]/shadow-")
-        self.assertEqual(Kubelets(self.ec2).instances(("pending", "running")), [], "an instance was launched")
+        self.assertEqual(Kubelets(ENV, self.ec2).instances(("pending", "running")), [], "an instance was launched")
         self.assertEqual(c.terminate(), 0)
 
     def test_an_endpoint_that_cannot_be_reached_is_a_log_line_naming_the_class_and_the_call(self):
@@ -636,10 +442,8 @@ class AwsWalkthroughTest(unittest.TestCase):
         closed.bind(("127.0.0.1", 0))  # held, never listened on: connections are refused
         port = closed.getsockname()[1]
         try:
-            env = {k: v for k, v in MOTO.items() if k.startswith("AWS_")}
-            env.update({"CLOUD_PROVIDER": "aws", "CLUSTER_NAME": CLUSTER, "AWS_MAX_ATTEMPTS": "1",
-                        "AWS_ENDPOINT_URL": "http://127.0.0.1:%d" % port,
-                        "AWS_EC2_METADATA_DISABLED": "true"})
+            env = aws_env.controller_env(MOTO, AWS_MAX_ATTEMPTS="1",
+                                         AWS_ENDPOINT_URL="http://127.0.0.1:%d" % port)
             self.controller = Controller(ENV, BINARY, self.ns, extra_env=env)
             c = self.controller
             c.wait_for_log("starting controllers", timeout=90)
