@@ -110,18 +110,26 @@ fuzz: deps
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
 	bash scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# The chaos suite at full size (50 SIGKILLs, 10 leader flaps, 3 restarts each of kube-apiserver
-# and etcd, a minute of instances that never register) on a control plane started for it in
-# CHAOS_WORK; one JSON line per test in CHAOS_WORK/report.jsonl. CHAOS_SEED repeats a run.
+# The chaos suites at full size on a control plane (and moto) started for them in CHAOS_WORK:
+# kwok (50 SIGKILLs, 10 leader flaps, 3 restarts each of kube-apiserver and etcd, a minute of
+# instances that never register), then AWS (throttling, 5xx, a lost CreateFleet answer, no
+# capacity anywhere, 20 SIGKILLs). One JSON line per test in CHAOS_WORK/report.jsonl;
+# CHAOS_SEED repeats a run.
 CHAOS_WORK ?= /tmp/nodesmith-chaos
 CHAOS_SEED ?=
+CHAOS_PYTHON = "$$(bash -c 'source scripts/testenv/versions.sh && python_venv_dir')/bin/python"
+CHAOS_ARGS = --size full --report $(CHAOS_WORK)/report.jsonl $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 chaos: binary testenv
 	@rm -rf $(CHAOS_WORK) && mkdir -p $(CHAOS_WORK)
 	@bash scripts/testenv/up $(CHAOS_WORK)/testenv >/dev/null
-	@status=0; "$$(bash -c 'source scripts/testenv/versions.sh && python_venv_dir')/bin/python" \
-	  tests/e2e/chaos_e2e.py ./$(BUILD)/nodesmith . $(CHAOS_WORK)/testenv ../shared/data --size full \
-	  --report $(CHAOS_WORK)/report.jsonl $(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) || status=$$?; \
-	  bash scripts/testenv/down $(CHAOS_WORK)/testenv; cat $(CHAOS_WORK)/report.jsonl; exit $$status
+	@bash scripts/testenv/moto start $(CHAOS_WORK)/moto >/dev/null
+	@status=0; \
+	  $(CHAOS_PYTHON) tests/e2e/chaos_e2e.py ./$(BUILD)/nodesmith . $(CHAOS_WORK)/testenv \
+	    ../shared/data $(CHAOS_ARGS) || status=$$?; \
+	  $(CHAOS_PYTHON) tests/e2e/aws_chaos_e2e.py ./$(BUILD)/nodesmith . $(CHAOS_WORK)/testenv \
+	    $(CHAOS_WORK)/moto ../shared/data $(CHAOS_ARGS) || status=$$?; \
+	  bash scripts/testenv/moto stop $(CHAOS_WORK)/moto; bash scripts/testenv/down $(CHAOS_WORK)/testenv; \
+	  cat $(CHAOS_WORK)/report.jsonl; exit $$status
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

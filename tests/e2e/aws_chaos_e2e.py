@@ -212,7 +212,7 @@ class AwsChaosTest(unittest.TestCase):
         self.converge("the last fault", c, timeout=CONVERGE_SECONDS, no_orphans=True)
         self.sampler.stop()
         report = {
-            "test": name, "size": ARGS.size, "seed": SEED, "faults": self.faults,
+            "test": "aws " + name, "size": ARGS.size, "seed": SEED, "faults": self.faults,
             "samples": self.sampler.samples, "violations": self.sampler.violations,
             "max_nodeclaims": self.sampler.max_claims, "nodeclaims_seen": len(self.sampler.claim_names),
             "instances_launched": len(self.instances()), "kubelet_errors": self.kubelets.errors,

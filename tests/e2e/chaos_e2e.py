@@ -170,7 +170,7 @@ class ChaosTest(unittest.TestCase):
         self.converge()
         self.sampler.stop()
         report = {
-            "test": name, "size": ARGS.size, "seed": SEED, "faults": self.faults,
+            "test": "kwok " + name, "size": ARGS.size, "seed": SEED, "faults": self.faults,
             "unprompted_exits": [{"code": c, "during": w, "lost_lease": l} for c, w, l in self.exits],
             "samples": self.sampler.samples, "violations": self.sampler.violations,
             "max_nodeclaims": self.sampler.max_claims,
