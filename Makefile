@@ -17,7 +17,7 @@ FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest interrup
   watch_decoder aws_json ec2_xml catalog shared_config toml aws_credentials sqs_envelope \
   exec_credential ec2_answers scenario
 
-.PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz chaos bench bench-cluster clean
+.PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz chaos load bench bench-cluster clean
 
 all: build
 
@@ -130,6 +130,19 @@ chaos: binary testenv
 	    $(CHAOS_WORK)/moto ../shared/data $(CHAOS_ARGS) || status=$$?; \
 	  bash scripts/testenv/moto stop $(CHAOS_WORK)/moto; bash scripts/testenv/down $(CHAOS_WORK)/testenv; \
 	  cat $(CHAOS_WORK)/report.jsonl; exit $$status
+
+# nodesmith under load on a control plane of its own (bench/load_run.py): LOAD_PODS pods at once,
+# then LOAD_MINUTES of churn (20 pods a second in and out, a compressed diurnal day every
+# LOAD_DAY_MINUTES); fails on a request rate above the client's limit, an error storm, memory
+# that grows from day to day, or a NodeClaim deleted with no logged decision. Figures in
+# LOAD_WORK/load.json (docs/RELIABILITY.md, "Load").
+LOAD_PODS ?= 10000
+LOAD_MINUTES ?= 60
+LOAD_DAY_MINUTES ?= 20
+LOAD_WORK ?= /tmp/nodesmith-load
+load: binary testenv
+	$(CHAOS_PYTHON) bench/load_run.py ./$(BUILD)/nodesmith . $(LOAD_WORK) --pods $(LOAD_PODS) \
+	  --churn-minutes $(LOAD_MINUTES) --day-minutes $(LOAD_DAY_MINUTES) --json $(LOAD_WORK)/load.json
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

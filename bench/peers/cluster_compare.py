@@ -109,10 +109,11 @@ def node_pool(generation):
 
 # ---- the cluster ---------------------------------------------------------------------------------
 class Cluster:
-    """A fresh control plane in `dir` with the audit policy, the run's client identity and
-    Karpenter's CRDs; stopped by close()."""
+    """A fresh control plane in `dir` with the audit policy, the run's client identity and the
+    CRDs of `crd_dirs` (Karpenter's own here; nodesmith's for bench/load_run.py); stopped by
+    close()."""
 
-    def __init__(self, source_dir, work_dir, karpenter_module):
+    def __init__(self, source_dir, work_dir, crd_dirs):
         self.source_dir, self.dir = source_dir, work_dir
         os.makedirs(work_dir, exist_ok=True)
         policy = os.path.join(work_dir, "audit-policy.yaml")
@@ -125,8 +126,8 @@ class Cluster:
         self.env = Testenv(work_dir, source_dir, None)
         self.api = Api(work_dir)
         self.kubeconfig = self.identity()
-        for crds in ("pkg/apis/crds", "kwok/apis/crds"):
-            self.env.kubectl("apply", "--server-side", "-f", os.path.join(karpenter_module, crds))
+        for crds in crd_dirs:
+            self.env.kubectl("apply", "--server-side", "-f", crds)
         self.env.kubectl("wait", "--for=condition=Established", "--timeout=60s",
                          "crd/nodepools.karpenter.sh", "crd/nodeclaims.karpenter.sh",
                          "crd/kwoknodeclasses.karpenter.kwok.sh")
@@ -439,7 +440,8 @@ def main():
     for name in ("nodesmith", "karpenter"):
         if args.only and args.only != name:
             continue
-        cluster = Cluster(args.source_dir, os.path.join(args.work_dir, name), module)
+        cluster = Cluster(args.source_dir, os.path.join(args.work_dir, name),
+                          [os.path.join(module, d) for d in ("pkg/apis/crds", "kwok/apis/crds")])
         try:
             r = run_one(name, args, cluster, prices)
         finally:

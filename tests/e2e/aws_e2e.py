@@ -16,6 +16,7 @@ import socket
 import sys
 import time
 import unittest
+import uuid
 
 import boto3
 import yaml
@@ -393,6 +394,27 @@ class AwsWalkthroughTest(unittest.TestCase):
         wait_for(lambda: state(leaked) in ("shutting-down", "terminated") or None, 30, "the leaked instance terminated")
         self.assertEqual(state(users), "running", "an instance without nodesmith's tags is not nodesmith's")
         self.assertEqual(c.terminate(), 0)
+
+    def test_the_aws_credentials_appear_in_no_log_event_or_metric(self):
+        # Known secret values (moto takes any): after a launch logged at debug level, neither
+        # the secret key nor the session token is in the log, the events or /metrics.
+        secret = "nodesmithSecretKey" + uuid.uuid4().hex
+        token = "nodesmithSessionToken" + uuid.uuid4().hex
+        ENV.apply(converted_seed())
+        ENV.kubectl("patch", "ec2nodeclass", "default", "--type=merge", "-p",
+                    json.dumps({"spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+        c = self.start(AWS_SECRET_ACCESS_KEY=secret, AWS_SESSION_TOKEN=token)
+        self.inflate(1)
+        c.wait_for_log("launched nodeclaim", timeout=90)
+        metrics = c.metrics()
+        events = ENV.kubectl("get", "events", "-A", "-o", "json")
+        self.assertEqual(c.terminate(), 0)
+        with open(c.log_path) as f:
+            log = f.read()
+        for name, value in (("secret access key", secret), ("session token", token)):
+            self.assertNotIn(value, log, "the %s in the log" % name)
+            self.assertNotIn(value, metrics, "the %s in /metrics" % name)
+            self.assertNotIn(value, events, "the %s in an event" % name)
 
     def start_shadow_walkthrough(self, **extra_env):
         """The seed walkthrough under DRY_RUN: started, with its Deployment applied."""

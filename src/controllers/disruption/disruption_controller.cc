@@ -194,6 +194,12 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
   // drift and expiry replace node after node without a 10-second pause between them.
   const auto again = runtime::ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
   const core::Time now = clock_.Now();
+  if (options_.queue != nullptr &&
+      (!taints_checked_ || now - *taints_checked_ >= options_.consolidation_recheck)) {
+    NS_RETURN_IF_ERROR(options_.queue->RemoveOutdatedTaints().WithPrefix(
+        "removing the disrupted taints of commands cut short"));
+    taints_checked_ = now;
+  }
   if (held_) {
     if (now < held_->since + options_.validation_delay) {
       return runtime::ReconcileResult::RequeueAfter(held_->since + options_.validation_delay - now);

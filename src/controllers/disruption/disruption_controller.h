@@ -17,6 +17,9 @@
 // and the NodePools. They run again at least every `consolidation_recheck` regardless, since
 // budgets with schedules and prices can change without the cluster changing.
 //
+// Its first pass, and one every `consolidation_recheck` after it, first has the queue take the
+// disrupted taint off Nodes no command holds any more (a restart cut their command short).
+//
 // The controller also notices pods leaving by itself: a candidate seen with reschedulable pods
 // on one pass and without them on a later one counts as having had a pod event at that later
 // pass, unless its status.lastPodEventTime is newer. The pod events controller may run after
@@ -126,6 +129,9 @@ class DisruptionController : public runtime::Controller {
     core::Time since;
   };
   std::optional<Held> held_;
+  // When the queue last removed the taints of commands cut short (the first pass, then every
+  // consolidation_recheck): a restart is the only way to lose a command in flight.
+  std::optional<core::Time> taints_checked_;
   // The ConsolidationState at the last pass in which consolidation found nothing, and when.
   std::optional<uint64_t> idle_state_;
   core::Time idle_since_;

@@ -1,6 +1,8 @@
 #include "controllers/disruption/orchestration_queue.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <utility>
 
 #include "api/conditions.h"
@@ -269,16 +271,51 @@ core::Status OrchestrationQueue::SetDisruptedTaint(const Command& command, bool 
       continue;
     }
     if (add) {
+      tainted_.insert(c.name());
       Emit(recorder_, runtime::LogLevel::kInfo, kLogger, "Cordoned node " + c.name(),
            "NodeTainted",
            {{"node", c.name()},
             {"nodeClaim", c.node_claim.metadata.name},
             {"taint", scheduling::TaintString(DisruptedTaint())}});
     } else {
+      tainted_.erase(c.name());
       Emit(recorder_, runtime::LogLevel::kInfo, kLogger, "Uncordoned node " + c.name());
     }
   }
   return first_error;
+}
+
+core::Status OrchestrationQueue::RemoveOutdatedTaints() {
+  const std::vector<api::NodeClaim> claims = cluster_.List<api::NodeClaim>();
+  std::map<std::string, const api::NodeClaim*> claim_by_provider_id;
+  for (const auto& c : claims) {
+    if (!c.status.provider_id.empty()) claim_by_provider_id[c.status.provider_id] = &c;
+  }
+  std::set<std::string> present;
+  Command outdated;
+  for (auto& node : cluster_.List<api::Node>()) {
+    present.insert(node.metadata.name);
+    const auto& taints = node.spec.taints;
+    if (std::none_of(taints.begin(), taints.end(), IsDisruptedTaint)) continue;
+    if (node.metadata.deletion_timestamp || tainted_.count(node.metadata.name) != 0 ||
+        InProgress(node.metadata.name)) {
+      continue;
+    }
+    auto it = claim_by_provider_id.find(node.spec.provider_id);
+    if (it == claim_by_provider_id.end() || it->second->metadata.deletion_timestamp) continue;
+    Candidate c;
+    c.node_claim = *it->second;
+    c.node = std::move(node);
+    outdated.candidates.push_back(std::move(c));
+  }
+  std::erase_if(tainted_, [&](const std::string& name) { return present.count(name) == 0; });
+  if (outdated.candidates.empty()) return core::Status::Ok();
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Removing the disrupted taint from node(s) " + NodesOf(outdated) +
+           ": no disruption of them is in flight (one was cut short by a restart)");
+  core::Status st = SetDisruptedTaint(outdated, false);
+  Keep(st, SetDisruptionReason(clock_, cluster_, outdated, false));
+  return st;
 }
 
 core::Status OrchestrationQueue::DeleteCandidates(const Command& command) {

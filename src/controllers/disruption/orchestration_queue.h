@@ -29,6 +29,7 @@
 // the disruption controller's reconcile).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,14 @@ class OrchestrationQueue : public runtime::Controller {
   // REQUIRES: !command.empty().
   core::Status Add(const Command& command);
 
+  // Removes the disrupted taint, and DisruptionReason, from every Node a command left behind:
+  // tainted, its NodeClaim present and neither being deleted, and no command of this queue in
+  // flight for it. That is what a restart (or a leader that died) in the middle of a command
+  // leaves; Karpenter's disruption controller cleans it up the same way. Nodes this queue
+  // tainted itself are left to their command and then to the terminator: the cache may not
+  // show yet the deletion that followed the taint.
+  core::Status RemoveOutdatedTaints();
+
   // Whether the named Node is a candidate of a command in flight.
   bool InProgress(const std::string& node_name) const;
   // Commands in flight.
@@ -93,6 +102,8 @@ class OrchestrationQueue : public runtime::Controller {
   runtime::EventRecorder& recorder_;
   OrchestrationOptions options_;
   std::vector<InFlight> in_flight_;  // in Add order
+  // Nodes this queue tainted and has not untainted; forgotten once the Node is gone.
+  std::set<std::string> tainted_;
 };
 
 }  // namespace nodesmith::controllers

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "controllers/controllers.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "controllers/nodeclaim/lifecycle.h"
 #include "controllers/testing/fixtures.h"
 #include "runtime/controller_runtime.h"
@@ -365,6 +366,56 @@ TEST_F(OrchestrationQueueTest, ACommandThatCannotStartLeavesNoReason) {
   cmd.replacements[0].node_pool = "gone";
   EXPECT_FALSE(queue_.Add(cmd).ok());
   EXPECT_FALSE(DisruptionReason("default-1").has_value());
+}
+
+// A restart in the middle of a command: the new process's queue knows nothing of it, and the
+// candidate keeps the taint (and the reason) the old one put there. The new queue takes them off;
+// a node whose NodeClaim is being terminated keeps its taint, and so does the candidate of a
+// command this queue has in flight.
+TEST_F(OrchestrationQueueTest, TaintsOfACommandCutShortByARestartAreRemoved) {
+  Candidate a = AddCandidate(1), b = AddCandidate(2), c = AddCandidate(3);
+  {
+    OrchestrationQueue before_the_restart{world_.clock, world_.cluster, world_.recorder};
+    ASSERT_TRUE(before_the_restart.Add(Replace({a, b})).ok());
+  }
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-2").ok());  // terminating
+  ASSERT_TRUE(queue_.Add(Replace({c})).ok());
+  ASSERT_TRUE(Tainted("ip-1"));
+
+  ASSERT_TRUE(queue_.RemoveOutdatedTaints().ok());
+  EXPECT_FALSE(Tainted("ip-1")) << "no command holds it any more";
+  EXPECT_FALSE(DisruptionReason("default-1").has_value());
+  EXPECT_TRUE(Tainted("ip-2")) << "the terminator owns a terminating node's taint";
+  EXPECT_TRUE(Tainted("ip-3")) << "its command is in flight";
+  EXPECT_THAT(world_.Messages(),
+              Contains("Removing the disrupted taint from node(s) ip-1: no disruption of them is "
+                       "in flight (one was cut short by a restart)"));
+}
+
+// The disruption controller has the queue clean up at its first pass: a restarted nodesmith
+// does not leave a node cordoned for ever.
+TEST_F(OrchestrationQueueTest, TheDisruptionControllersFirstPassRemovesLeftoverTaints) {
+  Candidate a = AddCandidate(1);
+  {
+    OrchestrationQueue before_the_restart{world_.clock, world_.cluster, world_.recorder};
+    ASSERT_TRUE(before_the_restart.Add(Replace({a})).ok());
+  }
+  DisruptionOptions options;
+  options.queue = &queue_;
+  DisruptionController disruption{world_.clock, world_.cluster, world_.cloud, world_.recorder,
+                                  {}, options};
+  ASSERT_TRUE(disruption.Reconcile({}).ok());
+  EXPECT_FALSE(Tainted("ip-1"));
+}
+
+// The queue's own taint is left to its command even when the command is no longer in flight
+// (candidates deleted at once): the cache may not show the deletion yet.
+TEST_F(OrchestrationQueueTest, ItsOwnTaintIsNotTakenForALeftover) {
+  Candidate a = AddCandidate(1);
+  ASSERT_TRUE(queue_.Add(Replace({a}, 0)).ok());
+  ASSERT_EQ(queue_.size(), 0u);
+  ASSERT_TRUE(queue_.RemoveOutdatedTaints().ok());
+  EXPECT_TRUE(Tainted("ip-1"));
 }
 
 // On the simulated runtime the queue hears of the replacement's initialization through its
