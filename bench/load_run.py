@@ -33,7 +33,6 @@ import json
 import math
 import os
 import random
-import ssl
 import sys
 import threading
 import time
@@ -42,7 +41,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "peers"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
-from cluster_compare import (NS, Cluster, all_running, deployment, launched, parse_time,  # noqa: E402
+from cluster_compare import (NS, Cluster, all_running, deployment, launched,  # noqa: E402
                              proc_usage, settle, shapes)
 from controller_env import Controller  # noqa: E402
 
@@ -173,19 +172,6 @@ def churn(cluster, args, memory, r):
         raise AssertionError("deleting the churn pods: HTTP %d" % status)
 
 
-def audited(cluster):
-    """nodesmith's requests from the audit log: (time received, verb, resource, name)."""
-    out = []
-    with open(os.path.join(cluster.dir, "logs", "audit.log")) as f:
-        for line in f:
-            e = json.loads(line)
-            if e.get("stage") in ("ResponseComplete", "Panic"):
-                ref = e.get("objectRef") or {}
-                out.append((parse_time(e["requestReceivedTimestamp"]), e["verb"],
-                            ref.get("resource", ""), ref.get("name", "")))
-    return out
-
-
 def request_figures(audit):
     per_second = collections.Counter(int(t) for t, *_ in audit)
     if not per_second:
@@ -312,7 +298,7 @@ def main():
             code = c.terminate(timeout=60)
             r["exit_code"] = code
         lines = c.lines()
-        audit = audited(cluster)
+        audit = cluster.audit()
         r.update(request_figures(audit))
         r.update(log_figures(lines))
         r.update(decision_figures(lines, audit))

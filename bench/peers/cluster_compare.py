@@ -180,7 +180,7 @@ class Cluster:
         return self.api.request("GET", "/apis/karpenter.sh/v1/nodeclaims")["items"]
 
     def audit(self):
-        """The audited requests: (time received, verb, resource)."""
+        """The audited requests: (time received, verb, resource, object name)."""
         out = []
         with open(os.path.join(self.dir, "logs", "audit.log")) as f:
             for line in f:
@@ -188,7 +188,7 @@ class Cluster:
                 if e.get("stage") in ("ResponseComplete", "Panic"):
                     ref = e.get("objectRef") or {}
                     out.append((parse_time(e["requestReceivedTimestamp"]), e["verb"],
-                                ref.get("resource", "")))
+                                ref.get("resource", ""), ref.get("name", "")))
         return out
 
     def close(self):
@@ -359,7 +359,7 @@ def run_one(name, args, cluster, prices):
     for phase in ("scale", "drift"):
         if phase + "_t" in r:
             a, b = r[phase + "_t"]
-            r[phase + "_deletes"] = sum(1 for t, verb, res in audit if a <= t <= b
+            r[phase + "_deletes"] = sum(1 for t, verb, res, _ in audit if a <= t <= b
                                         and verb == "delete" and res in ("nodes", "nodeclaims"))
     return r
 

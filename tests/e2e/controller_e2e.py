@@ -329,6 +329,39 @@ class RestartTest(ControllerTest):
         self.assertEqual(again.terminate(), 0)
 
 
+    def test_a_disrupted_taint_left_by_a_killed_process_comes_off_and_nothing_else_changes(self):
+        # What a SIGKILL in the middle of a disruption leaves: the candidate cordoned with
+        # karpenter.sh/disrupted and no command in flight for it. Made by hand here, beside a
+        # taint, a label and an annotation of the user's; the restarted controller takes its
+        # taint off and keeps the rest of the Node as it was.
+        ENV.apply(node_pool(consolidate_after="1h"))
+        c = self.start()
+        ENV.apply(deployment("inflate", 1), self.ns)
+        wait_for(lambda: self.running_pods("inflate", 1), 120, "1 pod Running")
+        c.kill()
+        name = self.kwok_nodes()[0]["metadata"]["name"]
+        users = {"key": "example.com/keep", "value": "yes", "effect": "PreferNoSchedule"}
+        taints = ENV.get_json("node", name)["spec"].get("taints", [])
+        ENV.kubectl("patch", "node", name, "--type=merge", "-p", json.dumps({
+            "metadata": {"labels": {"example.com/team": "a"},
+                         "annotations": {"example.com/note": "kept"}},
+            "spec": {"taints": taints + [users, {"key": "karpenter.sh/disrupted",
+                                                 "effect": "NoSchedule"}]}}))
+        before = ENV.get_json("node", name)
+        again = self.start()
+        after = wait_for(lambda: (lambda n: n if all(
+            t["key"] != "karpenter.sh/disrupted" for t in n["spec"].get("taints", [])) else None)(
+                ENV.get_json("node", name)), 30, "the disrupted taint removed")
+        self.assertEqual(after["spec"]["taints"], taints + [users])
+        self.assertEqual(after["metadata"]["labels"], before["metadata"]["labels"])
+        self.assertEqual(after["metadata"]["annotations"], before["metadata"]["annotations"])
+        self.assertEqual({k: v for k, v in after["spec"].items() if k != "taints"},
+                         {k: v for k, v in before["spec"].items() if k != "taints"})
+        again.wait_for_log("Removing the disrupted taint from node(s) %s: no disruption of them is "
+                           "in flight (one was cut short by a restart)" % name, timeout=5)
+        self.assertEqual(len(self.claims()), 1, "the node was not disrupted")
+        self.assertEqual(again.terminate(), 0)
+
 class ShadowModeTest(ControllerTest):
     """--dry-run decides but writes nothing except its Lease; its metrics say what it would do."""
 
