@@ -1,5 +1,7 @@
 #include "cloud/aws/eks_client.h"
 
+#include <nlohmann/json.hpp>
+
 #include "cloud/aws/json_protocol.h"
 #include "cloud/aws/sigv4.h"
 
@@ -16,8 +18,34 @@ AwsError DecodeRestJsonError(const HttpResponse& response) {
   return e;
 }
 
-core::Result<nlohmann::json> EksClient::Call(const std::string& operation, const std::string& method,
-                                             const std::string& path) {
+core::Result<EksCluster> DecodeDescribeClusterAnswer(const std::string& name, std::string_view body) {
+  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!answer.is_object()) return core::Status::Internal("eks DescribeCluster " + name + ": the answer is not a JSON object");
+  auto member = [](const nlohmann::json& o, const char* key) -> const nlohmann::json* {
+    if (!o.is_object()) return nullptr;
+    auto it = o.find(key);
+    return it == o.end() ? nullptr : &*it;
+  };
+  auto text = [&](const nlohmann::json* o, const char* key) {
+    const nlohmann::json* v = o ? member(*o, key) : nullptr;
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  const nlohmann::json* c = member(answer, "cluster");
+  if (!c || !c->is_object()) return core::Status::Internal("eks DescribeCluster " + name + ": the answer has no cluster");
+  EksCluster out;
+  out.name = text(c, "name");
+  out.endpoint = text(c, "endpoint");
+  out.version = text(c, "version");
+  out.status = text(c, "status");
+  out.ca_data = text(member(*c, "certificateAuthority"), "data");
+  const nlohmann::json* network = member(*c, "kubernetesNetworkConfig");
+  out.service_ipv4_cidr = text(network, "serviceIpv4Cidr");
+  out.service_ipv6_cidr = text(network, "serviceIpv6Cidr");
+  return out;
+}
+
+core::Result<std::string> EksClient::Call(const std::string& operation, const std::string& method,
+                                          const std::string& path) {
   ServiceRequest request;
   request.operation = operation;
   request.method = method;
@@ -25,30 +53,13 @@ core::Result<nlohmann::json> EksClient::Call(const std::string& operation, const
   request.headers.emplace_back("Accept", "application/json");
   auto answer = service_->Send(request, DecodeRestJsonError);
   if (!answer.ok()) return answer.status();
-  nlohmann::json out = nlohmann::json::parse(answer->body, nullptr, /*allow_exceptions=*/false);
-  if (!out.is_object()) return core::Status::Internal("eks " + operation + ": the answer is not a JSON object");
-  return out;
+  return std::move(answer->body);
 }
 
 core::Result<EksCluster> EksClient::DescribeCluster(const std::string& name) {
-  auto answer = Call("DescribeCluster", "GET", "/clusters/" + UriEncode(name, /*encode_slash=*/true));
-  if (!answer.ok()) return answer.status();
-  const nlohmann::json& c = (*answer)["cluster"];
-  if (!c.is_object()) return core::Status::Internal("eks DescribeCluster " + name + ": the answer has no cluster");
-  auto text = [](const nlohmann::json& o, const char* key) {
-    return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
-  };
-  EksCluster out;
-  out.name = text(c, "name");
-  out.endpoint = text(c, "endpoint");
-  out.version = text(c, "version");
-  out.status = text(c, "status");
-  if (c.contains("certificateAuthority")) out.ca_data = text(c["certificateAuthority"], "data");
-  if (c.contains("kubernetesNetworkConfig")) {
-    out.service_ipv4_cidr = text(c["kubernetesNetworkConfig"], "serviceIpv4Cidr");
-    out.service_ipv6_cidr = text(c["kubernetesNetworkConfig"], "serviceIpv6Cidr");
-  }
-  return out;
+  auto body = Call("DescribeCluster", "GET", "/clusters/" + UriEncode(name, /*encode_slash=*/true));
+  if (!body.ok()) return body.status();
+  return DecodeDescribeClusterAnswer(name, *body);
 }
 
 }  // namespace nodesmith::aws

@@ -6,8 +6,7 @@
 #pragma once
 
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "cloud/aws/service_client.h"
 
@@ -27,6 +26,11 @@ struct EksCluster {
 // An error answer of a REST-JSON service.
 AwsError DecodeRestJsonError(const HttpResponse& response);
 
+// The cluster in a DescribeCluster answer's body: kInternal naming `name` when the body is not a
+// JSON object with a "cluster" object; a member of the wrong type reads as absent. Public for
+// the fuzz target.
+core::Result<EksCluster> DecodeDescribeClusterAnswer(const std::string& name, std::string_view body);
+
 class EksClient {
  public:
   explicit EksClient(ServiceClient* service) : service_(service) {}
@@ -35,9 +39,9 @@ class EksClient {
   core::Result<EksCluster> DescribeCluster(const std::string& name);
 
  private:
-  // Sends `method` `path` as the operation, and returns the JSON answer.
-  core::Result<nlohmann::json> Call(const std::string& operation, const std::string& method,
-                                    const std::string& path);
+  // Sends `method` `path` as the operation, and returns the answer's body.
+  core::Result<std::string> Call(const std::string& operation, const std::string& method,
+                                 const std::string& path);
 
   ServiceClient* service_;
 };
