@@ -15,7 +15,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = quantity duration cron label_selector yaml_json manifest interruption_message kubeconfig \
   watch_decoder aws_json ec2_xml catalog shared_config toml aws_credentials sqs_envelope \
-  exec_credential ec2_answers scenario
+  exec_credential ec2_answers scenario node_selector_requirements eks_describe_cluster
 
 .PHONY: all deps build binary testenv peers bench-peers demo cluster-demo test check test-asan fuzz chaos load bench bench-cluster clean
 
@@ -78,19 +78,43 @@ ASAN_EXCLUDE ?= ^DisruptionScenarios\.TheDiurnalDayKeepsEveryInvariant$$
 ASAN_CONFIGURE = cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNODESMITH_SANITIZE=ON -DNODESMITH_BENCH=OFF >/dev/null
 ASAN_CTEST = cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_EXCLUDE)'
 
-# `make check` then `make test-asan`, with the sanitized build overlapping the plain suite: the
-# suite's cluster tests spend most of their time waiting on real time (consolidateAfter, lease
-# handovers, chaos), and the sanitized compile, at nice 19, takes only the CPU they leave idle
-# (docs/testenv.md). Its output goes to $(ASAN_BUILD)/build.log, printed when it fails.
+# The libFuzzer build (clang, ASan+UBSan, only the fuzz targets and the libraries they link).
+FUZZ_CONFIGURE = cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DNODESMITH_FUZZ=ON -DNODESMITH_TESTS=OFF -DNODESMITH_BENCH=OFF >/dev/null
+FUZZ_BUILD_TARGETS = cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
+# What `make test` gives each libFuzzer target (the seeds, then mutations), after the suites.
+TEST_FUZZ_SECONDS ?= 10
+
+# `make check` then `make test-asan`, then every libFuzzer target for TEST_FUZZ_SECONDS. The
+# sanitized build does not wait for the plain suite: the suite's cluster tests spend most of their
+# time waiting on real time (consolidateAfter, lease handovers, chaos), and the builds, at nice 19,
+# take only the CPU they leave idle (docs/testenv.md). In the background, one after the other:
+# the sanitized build ($(ASAN_BUILD)/build.log), the libFuzzer build ($(FUZZ_BUILD)/build.log) and
+# the fuzzing itself ($(FUZZ_BUILD)/run.log), which overlaps the sanitized suite; each log is
+# printed when its step fails, and the fuzzing's table of executions, coverage and crashes at the end.
 test: build testenv peers
+	@bash scripts/install-deps.sh fuzz
 	@$(ASAN_CONFIGURE)
+	@$(FUZZ_CONFIGURE)
+	@rm -f $(ASAN_BUILD)/build.status $(FUZZ_BUILD)/status
 	@setsid bash -c 'nice -n 19 cmake --build $(ASAN_BUILD) -j $(JOBS) > $(ASAN_BUILD)/build.log 2>&1; \
-	   echo $$? > $(ASAN_BUILD)/build.status' & asan=$$!; \
-	 trap 'kill -- -'$$asan' 2>/dev/null' EXIT; \
+	   echo $$? > $(ASAN_BUILD)/build.status; \
+	   if ! nice -n 19 $(FUZZ_BUILD_TARGETS) > $(FUZZ_BUILD)/build.log 2>&1; then echo build > $(FUZZ_BUILD)/status; exit; fi; \
+	   nice -n 19 bash scripts/fuzz-run.sh $(FUZZ_BUILD) $(TEST_FUZZ_SECONDS) $(FUZZ_TARGETS) > $(FUZZ_BUILD)/run.log 2>&1; \
+	   echo $$? > $(FUZZ_BUILD)/status' & bg=$$!; \
+	 trap 'kill -- -'$$bg' 2>/dev/null' EXIT; \
 	 ( cd $(BUILD) && ctest --output-on-failure -j $(JOBS) ) || exit $$?; \
-	 echo "waiting for the sanitized build ($(ASAN_BUILD)/build.log)"; wait $$asan; \
-	 if [ "$$(cat $(ASAN_BUILD)/build.status)" != 0 ]; then tail -n 60 $(ASAN_BUILD)/build.log; exit 1; fi
-	$(ASAN_CTEST)
+	 echo "waiting for the sanitized build ($(ASAN_BUILD)/build.log)"; \
+	 while [ ! -f $(ASAN_BUILD)/build.status ] && kill -0 $$bg 2>/dev/null; do sleep 5; done; \
+	 [ -f $(ASAN_BUILD)/build.status ] || { echo "the sanitized build stopped"; exit 1; }; \
+	 if [ "$$(cat $(ASAN_BUILD)/build.status)" != 0 ]; then tail -n 60 $(ASAN_BUILD)/build.log; exit 1; fi; \
+	 ( $(ASAN_CTEST) ) || exit $$?; \
+	 echo "waiting for the libFuzzer targets ($(FUZZ_BUILD)/build.log, $(FUZZ_BUILD)/run.log)"; wait $$bg; \
+	 case "$$(cat $(FUZZ_BUILD)/status)" in \
+	   0) cat $(FUZZ_BUILD)/run.log ;; \
+	   build) tail -n 60 $(FUZZ_BUILD)/build.log; exit 1 ;; \
+	   *) cat $(FUZZ_BUILD)/run.log; exit 1 ;; \
+	 esac
 
 check: build testenv peers
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -102,12 +126,12 @@ test-asan: deps testenv
 
 # The libFuzzer targets of fuzz/, built with clang under ASan+UBSan (only the libraries they need),
 # each run for FUZZ_SECONDS from its seeds; prints executions, coverage and crashes per target.
-# Not part of `make test`, which replays the same corpora with GCC (ctest fuzz_replay_*).
+# `make test` runs them for TEST_FUZZ_SECONDS each; its suites replay the same corpora with GCC
+# (ctest fuzz_replay_*).
 fuzz: deps
 	@bash scripts/install-deps.sh fuzz
-	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DNODESMITH_FUZZ=ON -DNODESMITH_TESTS=OFF -DNODESMITH_BENCH=OFF >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
+	@$(FUZZ_CONFIGURE)
+	@$(FUZZ_BUILD_TARGETS)
 	bash scripts/fuzz-run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The chaos suites at full size on a control plane (and moto) started for them in CHAOS_WORK:

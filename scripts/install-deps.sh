@@ -2,11 +2,12 @@
 # Installs the Debian packages nodesmith needs, only those missing. Safe to run repeatedly; does
 # nothing when everything is present.
 #
-#   scripts/install-deps.sh          what `make build`, `make demo` and `make test` need
-#   scripts/install-deps.sh fuzz     also what `make fuzz` needs
+#   scripts/install-deps.sh          what `make build` and `make demo` need
+#   scripts/install-deps.sh fuzz     also what `make test` and `make fuzz` need
 #
-# The fuzz group is kept apart so that `make test` (which replays the fuzz corpora with GCC) never
-# needs clang: libFuzzer ships only with clang, and its runtime is a separate Debian package.
+# The fuzz group is kept apart so that building and trying nodesmith never needs clang: libFuzzer
+# ships only with clang, and its runtime is a separate Debian package; `make test` runs the
+# libFuzzer targets briefly, `make fuzz` as long as asked.
 set -euo pipefail
 packages=(
   g++ cmake make pkg-config git python3

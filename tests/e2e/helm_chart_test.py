@@ -768,7 +768,7 @@ class Dockerfile(unittest.TestCase):
         runtime = re.split(r"(?m)^FROM\s", text)[-1]
         self.assertNotIn("-dev", runtime)
         # The build stage installs the project's build dependencies (scripts/install-deps.sh's
-        # `packages`; its `fuzz` group is for `make fuzz` only).
+        # `packages`; its `fuzz` group, clang for the libFuzzer targets, is not needed to build).
         with open(os.path.join(SOURCE_DIR, "scripts", "install-deps.sh")) as f:
             packages = re.search(r"(?ms)^packages=\((.*?)^\)", f.read()).group(1)
         deps = set(re.findall(r"\b(lib[a-z0-9.+-]+-dev|nlohmann-json3-dev|coinor-libclp-dev)\b", packages))
