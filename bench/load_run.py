@@ -141,6 +141,9 @@ def churn(cluster, args, memory, r):
         if t >= next_day * day:
             memory.phase = "churn day %d" % next_day
             r.setdefault("rss_day_end_mib", []).append(round(memory.rss() or 0, 1))
+            print("load: day %d ended: %d created, %d deleted, %d refused, %d live, RSS %s MiB" %
+                  (next_day, created, deleted, refused, len(live), r["rss_day_end_mib"][-1]),
+                  file=sys.stderr, flush=True)
             next_day += 1
         target = diurnal(t + 1, day, lo, hi)
         deletes = int(max(0, min(len(live), len(live) + args.rate - target)))
