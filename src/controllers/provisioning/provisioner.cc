@@ -59,7 +59,13 @@ Provisioner::Observed Provisioner::Observe() const {
   Observed o;
   cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& obj) {
     const auto& pod = std::get<api::Pod>(obj);
-    if (Provisionable(pod)) o.pending.insert(solver::PodKey(pod));
+    if (!Provisionable(pod)) return;
+    std::string verdict;
+    if (const api::Condition* c = api::FindCondition(pod.status.conditions, "PodScheduled")) {
+      verdict = c->reason + "\n" + c->message + "\n" +
+                (c->last_transition_time ? core::FormatRfc3339(*c->last_transition_time) : "");
+    }
+    o.pending.emplace(solver::PodKey(pod), std::move(verdict));
   });
   cluster_.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& obj) {
     const auto& claim = std::get<api::NodeClaim>(obj);
@@ -91,8 +97,16 @@ core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Req
   if (options_.nominations) options_.nominations->Publish(nominated_);
 
   bool arrival = false;
-  for (const auto& key : current.pending) {
-    if (!last_.pending.count(key)) arrival = true;
+  std::map<std::string, bool> coming_up;
+  for (const auto& [key, verdict] : current.pending) {
+    auto before = last_.pending.find(key);
+    // A new verdict matters for a pod planned onto capacity that is now up: the scheduler
+    // tried it there and it did not fit. (Pods not yet planned are in a batch already, or the
+    // solver found no room for them and they wait for the retry.)
+    if (before == last_.pending.end() ||
+        (before->second != verdict && nominated_.count(key) && WaitingOnNothing(key, &coming_up))) {
+      arrival = true;
+    }
   }
   for (const auto& name : last_.live_claims) {
     if (!current.live_claims.count(name)) arrival = true;
@@ -140,22 +154,27 @@ core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Req
   return runtime::ReconcileResult::Done();
 }
 
-bool Provisioner::AnyPodWaitingOnNothing(const Observed& observed) const {
-  std::map<std::string, bool> coming_up;  // per nomination target
-  for (const auto& pod : observed.pending) {
-    auto nominated = nominated_.find(pod);
-    if (nominated == nominated_.end()) return true;
-    auto known = coming_up.find(nominated->second);
-    if (known == coming_up.end()) {
-      bool still_coming = false;
-      if (auto claim = cluster_.Get<api::NodeClaim>("", nominated->second); claim.ok()) {
-        still_coming = !claim->metadata.deletion_timestamp && !claim->IsTrue(kConditionInitialized);
-      } else if (auto node = cluster_.Get<api::Node>("", nominated->second); node.ok()) {
-        still_coming = !api::IsNodeReady(*node);
-      }
-      known = coming_up.emplace(nominated->second, still_coming).first;
+bool Provisioner::WaitingOnNothing(const std::string& pod,
+                                   std::map<std::string, bool>* coming_up) const {
+  auto nominated = nominated_.find(pod);
+  if (nominated == nominated_.end()) return true;
+  auto known = coming_up->find(nominated->second);
+  if (known == coming_up->end()) {
+    bool still_coming = false;
+    if (auto claim = cluster_.Get<api::NodeClaim>("", nominated->second); claim.ok()) {
+      still_coming = !claim->metadata.deletion_timestamp && !claim->IsTrue(kConditionInitialized);
+    } else if (auto node = cluster_.Get<api::Node>("", nominated->second); node.ok()) {
+      still_coming = !api::IsNodeReady(*node);
     }
-    if (!known->second) return true;
+    known = coming_up->emplace(nominated->second, still_coming).first;
+  }
+  return !known->second;
+}
+
+bool Provisioner::AnyPodWaitingOnNothing(const Observed& observed) const {
+  std::map<std::string, bool> coming_up;
+  for (const auto& [pod, verdict] : observed.pending) {
+    if (WaitingOnNothing(pod, &coming_up)) return true;
   }
   return false;
 }

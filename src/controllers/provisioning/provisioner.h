@@ -16,7 +16,10 @@
 // when a live NodeClaim disappears or starts deleting (its nominated pods need a new home), or
 // when a NodePool changes, while pods are pending. Pods waiting on nothing — unschedulable, or
 // pending although the capacity they were planned onto is up (a kube-scheduler that disagreed,
-// DaemonSets that took the room) — are planned again every `pending_retry`.
+// DaemonSets that took the room) — are planned again every `pending_retry`; a pod planned onto
+// capacity that is up is planned again at once (one batch) when a scheduler gives its verdict
+// on it anew: its PodScheduled condition changed, as kube-scheduler's does when it tries the
+// pod on the node that came up and finds no room. Karpenter reacts to such pod updates too.
 //
 // Singleton. Not thread-safe (the runtime calls it one reconcile at a time).
 #pragma once
@@ -77,11 +80,16 @@ class Provisioner : public runtime::Controller {
  private:
   // What the batcher compares between reconciles.
   struct Observed {
-    std::set<std::string> pending;      // pod keys
+    // Pod key -> the scheduler's verdict (the PodScheduled condition's reason, message and
+    // transition time; empty when it has none).
+    std::map<std::string, std::string> pending;
     std::set<std::string> live_claims;  // NodeClaims not being deleted
     std::string pools;                  // NodePool names, uids and generations
   };
   Observed Observe() const;
+  // The pending pod `pod` is not nominated to capacity still coming up. `coming_up` caches the
+  // answer per nomination target within one reconcile.
+  bool WaitingOnNothing(const std::string& pod, std::map<std::string, bool>* coming_up) const;
   // Some pending pod is neither nominated to capacity still coming up nor new.
   bool AnyPodWaitingOnNothing(const Observed& observed) const;
   // Runs one provisioning pass over the current cluster.

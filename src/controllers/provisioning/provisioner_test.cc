@@ -333,6 +333,84 @@ TEST_F(ProvisionerTest, APodStillPendingOnceItsNodeIsUpIsPlannedAgain) {
               ::testing::Not(HasSubstr(first)));
 }
 
+// The node a pod was planned onto is up, but other pods took its room first (kube-scheduler
+// places pods as it sees fit): the scheduler tries the pod there, fails and says so in its
+// PodScheduled condition. nodesmith plans the pod again within a batch, not after the retry.
+class ProvisionerNodeUpTest : public ProvisionerTest {
+ protected:
+  // Plans `a` onto a new NodeClaim, then brings its node up with all but 400m taken.
+  void PlanAndFillItsNode() {
+    world_.MustCreate(PendingPod("a"));
+    ASSERT_TRUE(Reconcile().ok());
+    world_.clock.Step(seconds(1));
+    ASSERT_TRUE(Reconcile().ok());
+    ASSERT_THAT(Claims(), SizeIs(1));
+    first_ = Claims()[0].metadata.name;
+    claim_ = Claims()[0];
+    claim_.status.node_name = "ip-1";
+    claim_.status.provider_id = "aws:///zone-a/i-1";
+    claim_.status.conditions = {{kConditionLaunched, "True", "", "", world_.clock.Now()},
+                                {kConditionRegistered, "True", "", "", world_.clock.Now()}};
+    ASSERT_TRUE(world_.cluster.Update(claim_).ok());
+    api::Node n;
+    n.metadata.name = "ip-1";
+    n.metadata.labels = claim_.metadata.labels;
+    n.spec.provider_id = claim_.status.provider_id;
+    n.status.allocatable = {{"cpu", api::Quantity::MustParse("1900m")},
+                            {"memory", api::Quantity::MustParse("16Gi")},
+                            {"pods", api::Quantity::MustParse("110")}};
+    n.status.conditions = {{"Ready", "True", "", "", world_.clock.Now()}};
+    world_.MustCreate(n);
+    world_.MustCreate(PendingPod("other", "1500m"));
+    ASSERT_TRUE(world_.cluster.Bind("default", "other", "ip-1").ok());
+  }
+  void Initialize() {
+    claim_ = *world_.cluster.Get<api::NodeClaim>("", first_);
+    claim_.status.conditions.push_back({kConditionInitialized, "True", "", "", world_.clock.Now()});
+    ASSERT_TRUE(world_.cluster.Update(claim_).ok());
+  }
+  void SchedulerTurnsAwayA(const std::string& message) {
+    auto pod = world_.cluster.Get<api::Pod>("default", "a");
+    ASSERT_TRUE(pod.ok());
+    pod->status.conditions = {{"PodScheduled", "False", "Unschedulable", message, world_.clock.Now()}};
+    ASSERT_TRUE(world_.cluster.Update(*pod).ok());
+  }
+
+  std::string first_;
+  api::NodeClaim claim_;
+};
+
+TEST_F(ProvisionerNodeUpTest, APodTheSchedulerTurnsAwayFromItsNodeIsPlannedAgainInTheNextBatch) {
+  PlanAndFillItsNode();
+  Initialize();
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(2));
+  SchedulerTurnsAwayA("0/1 nodes are available: 1 Insufficient cpu.");
+  auto r = Reconcile();
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->requeue_after.has_value());
+  EXPECT_EQ(*r->requeue_after, seconds(1));  // the batch's idle window, not the 10 s retry
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  auto claims = Claims();
+  ASSERT_THAT(claims, SizeIs(2));
+  EXPECT_THAT(world_.recorder.OfType("PodNominated").back().message,
+              ::testing::Not(HasSubstr(first_)));
+}
+
+TEST_F(ProvisionerNodeUpTest, AVerdictGivenWhileItsNodeIsStillComingUpChangesNothing) {
+  PlanAndFillItsNode();  // registered, not initialized: the pod may still land there
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(2));
+  SchedulerTurnsAwayA("0/1 nodes are available: 1 node(s) had untolerated taint.");
+  auto r = Reconcile();
+  ASSERT_TRUE(r.ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_EQ(provisioner_.solves(), 1);
+  EXPECT_THAT(Claims(), SizeIs(1));
+}
+
 TEST_F(ProvisionerTest, InstanceTypeOptionsInTheLogAreCutToTwenty) {
   // A catalog of 25 types that all fit: the log names 20 and counts the rest.
   cloud::Catalog catalog;
