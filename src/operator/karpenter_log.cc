@@ -1,5 +1,9 @@
 #include "operator/karpenter_log.h"
 
+#include <charconv>
+#include <cstdint>
+#include <optional>
+
 namespace nodesmith::op {
 
 namespace {
@@ -55,6 +59,32 @@ LogSeverity SeverityOf(runtime::LogLevel level) {
       return LogSeverity::kError;
   }
   return LogSeverity::kInfo;
+}
+
+// A count the controller reported as a decimal string; nullopt if it is not one.
+std::optional<int64_t> CountOf(const Fields& fields, const std::string& key) {
+  const std::string v = Field(fields, key);
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+  return n;
+}
+
+// The count as the JSON number Karpenter logs (the string itself if it is not one).
+nlohmann::ordered_json CountField(const Fields& fields, const std::string& key) {
+  const auto n = CountOf(fields, key);
+  if (!n) return Field(fields, key);
+  return *n;
+}
+
+// "a, b, c and 7 other(s)": the names given, then how many of `total` were left out, as
+// Karpenter's pretty.Slice writes a list into a log line.
+std::string PrettyList(const std::vector<std::string>& first, int64_t total) {
+  std::string out;
+  for (size_t i = 0; i < first.size(); ++i) out += (i == 0 ? "" : ", ") + first[i];
+  const int64_t left = total - static_cast<int64_t>(first.size());
+  if (left > 0) out += " and " + std::to_string(left) + " other(s)";
+  return out;
 }
 
 // A word after `marker` in `message` ("Found 5 provisionable" -> "5").
@@ -248,11 +278,21 @@ OperatorLine TranslateRecordedEvent(const runtime::RecordedEvent& event) {
   } else if (StartsWith(event.message, "Found ") &&
              event.message.find(" provisionable pods") != std::string::npos) {
     line.message = "found provisionable pod(s)";
-    out["pods"] = WordAfter(event.message, "Found ");
-  } else if (StartsWith(event.message, "Computed packing for ")) {
+    out["Pods"] = PrettyList(SplitFieldList(Field(f, "firstPods")), CountOf(f, "pods").value_or(0));
+  } else if (StartsWith(event.message, "Computed ") &&
+             event.message.find(" new nodeclaim(s) to fit ") != std::string::npos) {
     line.message = "computed new nodeclaim(s) to fit pod(s)";
-    out["nodeclaims"] = 1;
-    out["pods"] = WordAfter(event.message, "Computed packing for ");
+    out["nodeclaims"] = CountField(f, "nodeclaims");
+    out["pods"] = CountField(f, "pods");
+  } else if (StartsWith(event.message, "Computed ") &&
+             event.message.find(" existing node(s) will fit ") != std::string::npos) {
+    line.message = "computed unready node(s) will fit pod(s)";
+    out["nodes"] = CountField(f, "nodes");
+    out["pods"] = CountField(f, "pods");
+  } else if (StartsWith(event.message, "Computed packing for ")) {
+    // One line a NodeClaim; Karpenter logs only the round's summary above, so this is detail.
+    line.severity = LogSeverity::kDebug;
+    line.message = event.message;
   } else if (StartsWith(event.message, "Deleted node ")) {
     line.message = "deleted node";
     out["Node"] = Ref(event.message.substr(13));

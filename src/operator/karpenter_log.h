@@ -20,8 +20,9 @@
 //   PodEvicted         Evicted (or, forced, Disrupted) Event on the pod
 //   NodeClaimLaunchFailed  "failed launching nodeclaim" + InsufficientCapacityError Event
 // and a few untyped lines by their wording ("Found N provisionable pods" -> "found provisionable
-// pod(s)", "Computed packing ..." -> "computed new nodeclaim(s) to fit pod(s)", "Deleted node X"
-// -> "deleted node"). Anything else keeps its message. Pure functions; no I/O.
+// pod(s)", "Computed N new nodeclaim(s) to fit M pod(s)" -> "computed new nodeclaim(s) to fit
+// pod(s)" (one a round, as Karpenter's; the per-NodeClaim "Computed packing ..." becomes DEBUG),
+// "Deleted node X" -> "deleted node"). Anything else keeps its message. Pure functions; no I/O.
 #pragma once
 
 #include <string>

@@ -121,6 +121,39 @@ TEST(KarpenterLogTest, ADisruptionDecisionMarksEveryCandidate) {
                                            "DisruptionTerminating", "Disrupting NodeClaim: Empty"}));
 }
 
+TEST(KarpenterLogTest, ARoundIsOneComputedNewNodeclaimsLineWithNumbers) {
+  const OperatorLine round = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Computed 3 new nodeclaim(s) to fit 74 pod(s)",
+       "", {{"nodeclaims", "3"}, {"pods", "74"}}});
+  EXPECT_EQ(round.severity, LogSeverity::kInfo);
+  EXPECT_EQ(round.message, "computed new nodeclaim(s) to fit pod(s)");
+  EXPECT_EQ(round.fields.dump(), R"({"nodeclaims":3,"pods":74})");
+  const OperatorLine existing = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Computed 2 existing node(s) will fit 5 pod(s)",
+       "", {{"nodes", "2"}, {"pods", "5"}}});
+  EXPECT_EQ(existing.message, "computed unready node(s) will fit pod(s)");
+  EXPECT_EQ(existing.fields.dump(), R"({"nodes":2,"pods":5})");
+  // The per-NodeClaim detail stays, below INFO, so a Karpenter log query counts rounds.
+  const OperatorLine packing = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner",
+       "Computed packing for 5 pod(s) with instance type option(s) [c-4x]", "", {}});
+  EXPECT_EQ(packing.severity, LogSeverity::kDebug);
+  EXPECT_EQ(packing.message, "Computed packing for 5 pod(s) with instance type option(s) [c-4x]");
+}
+
+TEST(KarpenterLogTest, FoundProvisionablePodsNamesFiveAndCountsTheRest) {
+  const OperatorLine many = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Found 7 provisionable pods", "",
+       {{"pods", "7"}, {"firstPods", "default/a,default/b,default/c,default/d,default/e"}}});
+  EXPECT_EQ(many.message, "found provisionable pod(s)");
+  EXPECT_EQ(many.fields["Pods"],
+            "default/a, default/b, default/c, default/d, default/e and 2 other(s)");
+  const OperatorLine one = TranslateRecordedEvent(
+      {LogLevel::kInfo, "controller.provisioner", "Found 1 provisionable pods", "",
+       {{"pods", "1"}, {"firstPods", "default/a"}}});
+  EXPECT_EQ(one.fields["Pods"], "default/a");
+}
+
 TEST(KarpenterLogTest, UntypedLinesAreMatchedByTheirWords) {
   EXPECT_EQ(TranslateRecordedEvent({LogLevel::kInfo, "controller.provisioner",
                                     "Found 5 provisionable pods", "", {}})

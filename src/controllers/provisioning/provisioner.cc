@@ -15,6 +15,7 @@ namespace {
 
 constexpr const char* kLogger = "controller.provisioner";
 constexpr size_t kLoggedInstanceTypes = 20;
+constexpr size_t kLoggedPods = 5;  // Karpenter's "found provisionable pod(s)" names five
 
 std::string JoinFirst(const std::vector<std::string>& names, size_t limit) {
   std::ostringstream out;
@@ -211,8 +212,16 @@ core::Status Provisioner::Provision() {
   auto snapshot = solver::BuildSnapshot(objects, {}, std::move(types), well_known);
   if (!snapshot.ok()) return snapshot.status().WithPrefix("building the provisioning snapshot");
   if (snapshot->pending_pods.empty()) return core::Status::Ok();
-  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
-       "Found " + std::to_string(snapshot->pending_pods.size()) + " provisionable pods");
+  {
+    // The first few by name, as Karpenter's line lists them; the count says how many in all.
+    std::string first;
+    for (size_t i = 0; i < snapshot->pending_pods.size() && i < kLoggedPods; ++i) {
+      first += (i == 0 ? "" : ",") + solver::PodKey(snapshot->pending_pods[i]);
+    }
+    const std::string count = std::to_string(snapshot->pending_pods.size());
+    Emit(recorder_, runtime::LogLevel::kInfo, kLogger, "Found " + count + " provisionable pods",
+         "", {{"pods", count}, {"firstPods", first}});
+  }
   // The snapshot leaves them out; say so, as Karpenter's provisioner does.
   for (const auto& pool : pools) {
     const api::Condition* ready = api::FindCondition(pool.conditions, api::kNodePoolConditionReady);
@@ -231,6 +240,7 @@ core::Status Provisioner::Provision() {
   auto results = solver::Solve(*snapshot, options_.scheduler);
   if (!results.ok()) return results.status().WithPrefix("scheduling pending pods");
 
+  ReportRound(*results);
   std::map<std::string, const api::NodePool*> pool_by_name;
   for (const auto& p : pools) pool_by_name[p.metadata.name] = &p;
   for (const auto& planned : results->new_node_claims) {
@@ -270,6 +280,29 @@ core::Status Provisioner::Provision() {
          {{"pod", u.pod}, {"reason", u.reason}});
   }
   return core::Status::Ok();
+}
+
+void Provisioner::ReportRound(const solver::Results& results) {
+  size_t new_pods = 0;
+  for (const auto& planned : results.new_node_claims) new_pods += planned.pods.size();
+  // Karpenter's scheduler says nothing of a round that needs no new capacity (log spam).
+  if (new_pods == 0) return;
+  const std::string claims = std::to_string(results.new_node_claims.size());
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Computed " + claims + " new nodeclaim(s) to fit " + std::to_string(new_pods) + " pod(s)",
+       "", {{"nodeclaims", claims}, {"pods", std::to_string(new_pods)}});
+  size_t nodes = 0;
+  size_t existing_pods = 0;
+  for (const auto& placement : results.existing_nodes) {
+    if (placement.pods.empty()) continue;
+    ++nodes;
+    existing_pods += placement.pods.size();
+  }
+  if (existing_pods == 0) return;
+  Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
+       "Computed " + std::to_string(nodes) + " existing node(s) will fit " +
+           std::to_string(existing_pods) + " pod(s)",
+       "", {{"nodes", std::to_string(nodes)}, {"pods", std::to_string(existing_pods)}});
 }
 
 core::Status Provisioner::CreateNodeClaim(const solver::NewNodeClaim& planned,

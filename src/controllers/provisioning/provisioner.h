@@ -94,6 +94,9 @@ class Provisioner : public runtime::Controller {
   bool AnyPodWaitingOnNothing(const Observed& observed) const;
   // Runs one provisioning pass over the current cluster.
   core::Status Provision();
+  // The round's summary lines, as Karpenter's scheduler logs them: how many new NodeClaims for
+  // how many pods, then how many pods go to nodes that exist (or are coming up).
+  void ReportRound(const solver::Results& results);
   core::Status CreateNodeClaim(const solver::NewNodeClaim& planned, const api::NodePool& pool);
   // `kind` is "nodeclaim" or "node"; one event per pod and target.
   void Nominate(const std::string& pod, const std::string& target, const std::string& kind);

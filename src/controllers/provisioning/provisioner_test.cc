@@ -411,6 +411,75 @@ TEST_F(ProvisionerNodeUpTest, AVerdictGivenWhileItsNodeIsStillComingUpChangesNot
   EXPECT_THAT(Claims(), SizeIs(1));
 }
 
+// Karpenter's scheduler logs a round once ("computed new nodeclaim(s) to fit pod(s)" with the
+// totals), not once a NodeClaim, and nothing at all of a round that needs no new capacity.
+TEST_F(ProvisionerTest, ARoundIsSummedUpInOneLineAndARoundWithoutNewCapacityInNone) {
+  auto summaries = [&](const std::string& words) {
+    std::vector<runtime::RecordedEvent> out;
+    for (const auto& e : world_.recorder.events()) {
+      if (e.message.rfind("Computed ", 0) == 0 && e.message.find(words) != std::string::npos) {
+        out.push_back(e);
+      }
+    }
+    return out;
+  };
+  for (const char* name : {"a", "b", "c"}) world_.MustCreate(PendingPod(name, "5"));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  ASSERT_THAT(Claims(), SizeIs(3)) << "5 cpu each: one large type apiece";
+  auto first = summaries(" new nodeclaim(s) to fit ");
+  ASSERT_THAT(first, SizeIs(1));
+  EXPECT_EQ(first[0].message, "Computed 3 new nodeclaim(s) to fit 3 pod(s)");
+  EXPECT_EQ(World::Field(first[0], "nodeclaims"), "3");
+  EXPECT_EQ(World::Field(first[0], "pods"), "3");
+
+  world_.MustCreate(PendingPod("d", "1"));  // fits beside one of the three
+  world_.clock.Step(seconds(30));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  ASSERT_THAT(Claims(), SizeIs(3));
+  EXPECT_THAT(summaries(" new nodeclaim(s) to fit "), SizeIs(1));
+  EXPECT_THAT(summaries(" existing node(s) will fit "), ::testing::IsEmpty());
+
+  world_.MustCreate(PendingPod("e", "1"));
+  world_.MustCreate(PendingPod("f", "5"));
+  world_.clock.Step(seconds(30));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  ASSERT_THAT(Claims(), SizeIs(4));
+  auto last = summaries(" new nodeclaim(s) to fit ");
+  ASSERT_THAT(last, SizeIs(2));
+  EXPECT_EQ(last[1].message, "Computed 1 new nodeclaim(s) to fit 1 pod(s)");
+  auto existing = summaries(" existing node(s) will fit ");
+  ASSERT_THAT(existing, SizeIs(1));
+  // e goes beside one of the first three (and d again, if it is still pending there).
+  const int pods = std::stoi(World::Field(existing[0], "pods"));
+  const int nodes = std::stoi(World::Field(existing[0], "nodes"));
+  EXPECT_GE(pods, 1);
+  EXPECT_GE(nodes, 1);
+  EXPECT_LE(nodes, pods);
+  EXPECT_EQ(existing[0].message, "Computed " + std::to_string(nodes) + " existing node(s) will fit " +
+                                     std::to_string(pods) + " pod(s)");
+}
+
+// Karpenter's "found provisionable pod(s)" names the first five pods; the report carries them.
+TEST_F(ProvisionerTest, FoundProvisionablePodsCarriesTheCountAndTheFirstFiveNames) {
+  for (int i = 0; i < 7; ++i) world_.MustCreate(PendingPod("p" + std::to_string(i), "100m"));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  const runtime::RecordedEvent* found = nullptr;
+  for (const auto& e : world_.recorder.events()) {
+    if (e.message == "Found 7 provisionable pods") found = &e;
+  }
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(World::Field(*found, "pods"), "7");
+  EXPECT_THAT(runtime::SplitFieldList(World::Field(*found, "firstPods")), SizeIs(5));
+}
+
 TEST_F(ProvisionerTest, InstanceTypeOptionsInTheLogAreCutToTwenty) {
   // A catalog of 25 types that all fit: the log names 20 and counts the rest.
   cloud::Catalog catalog;
