@@ -156,6 +156,13 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
     }
     auto commands = method->ComputeCommands(budgets, eligible);
     if (!commands.ok()) return commands.status().WithPrefix(method->Name());
+    // A method waiting for capacity coming up ends the pass: the next, a second later, acts on
+    // its candidate. A later method's command now (a consolidation, held for its validation
+    // delay) would keep it waiting all that time.
+    if (method->WaitingForCapacity()) {
+      pass.decision.waiting_for_capacity = true;
+      break;
+    }
     for (auto& cmd : *commands) {
       if (cmd.empty()) continue;
       pass.decision.command = std::move(cmd);
@@ -220,7 +227,11 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
   }
   auto pass = RunPass(/*skip_unchanged=*/true);
   if (!pass.ok()) return pass.status();
-  if (!pass->decision.command) return requeue;
+  if (!pass->decision.command) {
+    return pass->decision.waiting_for_capacity
+               ? runtime::ReconcileResult::RequeueAfter(options_.capacity_recheck)
+               : requeue;
+  }
   Command& command = *pass->decision.command;
   const bool validates = !methods_[pass->method]->ConsolidationType().empty();
   if (validates && options_.validation_delay > core::Duration::zero()) {

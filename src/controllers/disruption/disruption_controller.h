@@ -52,6 +52,10 @@ class OrchestrationQueue;
 
 struct DisruptionOptions {
   core::Duration poll_interval = std::chrono::seconds(10);
+  // A pass that found nothing only because a candidate's pods would use capacity still coming up
+  // looks again after this long instead of a poll: that capacity is usually a replacement an
+  // earlier command launched, up within seconds.
+  core::Duration capacity_recheck = std::chrono::seconds(1);
   // How long a consolidation command waits before it is validated and acted on (Karpenter's
   // consolidation TTL). Zero: act at once.
   core::Duration validation_delay = std::chrono::seconds(15);

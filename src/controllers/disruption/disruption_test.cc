@@ -112,6 +112,44 @@ TEST_F(DisruptionTest, ACommandIssuedBringsTheNextPassAtOnce) {
   EXPECT_EQ(quiet->requeue_after, seconds(10));
 }
 
+// A method that finds nothing and says whether it waits for capacity coming up; counts its calls.
+class WaitingMethod : public Method {
+ public:
+  WaitingMethod(bool waiting, int* calls) : waiting_(waiting), calls_(calls) {}
+  std::string Name() const override { return "waiting"; }
+  bool ShouldDisrupt(const Candidate&) const override { return true; }
+  core::Result<std::vector<Command>> ComputeCommands(const BudgetMapping&,
+                                                     const std::vector<Candidate>&) override {
+    ++*calls_;
+    return std::vector<Command>{};
+  }
+  std::string Reason() const override { return "Drifted"; }
+  std::string ConsolidationType() const override { return ""; }
+  bool WaitingForCapacity() const override { return waiting_; }
+
+ private:
+  bool waiting_;
+  int* calls_;
+};
+
+TEST_F(DisruptionTest, AMethodWaitingForCapacityEndsThePassAndBringsTheNextWithinASecond) {
+  // Later methods are not asked: a consolidation command would hold the controller for its
+  // validation delay while the waiting candidate could go a second later.
+  AddNode(1);
+  BindPod("web", "ip-1");
+  int first = 0, second = 0;
+  std::vector<std::unique_ptr<Method>> methods;
+  methods.push_back(std::make_unique<WaitingMethod>(true, &first));
+  methods.push_back(std::make_unique<WaitingMethod>(false, &second));
+  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
+                                  std::move(methods), DisruptionOptions{});
+  auto r = controller.Reconcile({});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 0);
+  EXPECT_EQ(r->requeue_after, seconds(1));
+}
+
 TEST_F(DisruptionTest, AnEmptyNodeIsRemovedOnceConsolidateAfterHasPassed) {
   AddNode(1);
   BindPod("agent", "ip-1", /*daemon=*/true);  // DaemonSet pods do not count

@@ -1,6 +1,8 @@
 #include "controllers/disruption/drift.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "controllers/disruption/candidate_order.h"
@@ -13,6 +15,7 @@ bool Drift::ShouldDisrupt(const Candidate& c) const {
 
 core::Result<std::vector<Command>> Drift::ComputeCommands(
     const BudgetMapping& budgets, const std::vector<Candidate>& candidates) {
+  waiting_for_capacity_ = false;
   std::map<std::string, int> remaining(budgets.begin(), budgets.end());
   auto take_budget = [&](const Candidate& c) {
     auto budget = remaining.find(c.node_pool_name());
@@ -37,7 +40,19 @@ core::Result<std::vector<Command>> Drift::ComputeCommands(
     if (c.reschedulable_pods.empty() || !take_budget(c)) continue;
     auto simulation = simulator_.Simulate({c});
     if (!simulation.ok()) return simulation.status();
-    if (!simulation->AllCandidatePodsScheduled()) continue;  // try the next one
+    if (!simulation->AllCandidatePodsScheduled()) {  // try the next one
+      waiting_for_capacity_ = waiting_for_capacity_ || simulation->WaitingForCapacity();
+      continue;
+    }
+    // A NodeClaim of the simulation holding none of the candidate's pods is for pods that were
+    // pending already: the provisioner launches for those, and buying it here as well would
+    // launch it twice (and hold the command until a node nobody drained for comes up).
+    const std::set<std::string> moving(simulation->candidate_pods.begin(),
+                                       simulation->candidate_pods.end());
+    std::erase_if(simulation->replacements, [&](const solver::NewNodeClaim& r) {
+      return std::none_of(r.pods.begin(), r.pods.end(),
+                          [&](const std::string& pod) { return moving.count(pod) > 0; });
+    });
     Command cmd{.method = Name(), .reason = Reason()};
     cmd.candidates.push_back(c);
     cmd.savings_per_hour = c.price_per_hour - simulation->ReplacementPricePerHour();

@@ -7,7 +7,11 @@
 // NodePools' budgets for reason Drifted allow. Otherwise the command takes one candidate: the
 // first, earliest Drifted transition first and within budget, whose pods all find a home in the
 // scheduling simulation; it launches the simulation's replacements (any number of them, unlike
-// consolidation) before deleting the candidate. Savings are the candidate's price minus the
+// consolidation) before deleting the candidate. NodeClaims the simulation opens only for pods
+// that were pending already are left to the provisioner, not launched by the command. A
+// candidate whose pods would land on capacity still coming up (usually the replacement of the
+// previous command) waits for it, as in Karpenter; WaitingForCapacity() tells the controller to
+// look again within a second rather than a poll later. Savings are the candidate's price minus the
 // replacements' and may be negative: drift is not about cost.
 #pragma once
 
@@ -33,9 +37,11 @@ class Drift : public Method {
       const BudgetMapping& budgets, const std::vector<Candidate>& candidates) override;
   std::string Reason() const override { return "Drifted"; }
   std::string ConsolidationType() const override { return ""; }
+  bool WaitingForCapacity() const override { return waiting_for_capacity_; }
 
  private:
   SchedulingSimulator& simulator_;
+  bool waiting_for_capacity_ = false;  // of the last ComputeCommands
 };
 
 }  // namespace nodesmith::controllers

@@ -58,6 +58,19 @@ class DriftTest : public ::testing::Test {
     ASSERT_TRUE(world_.cluster.Update(p).ok());
   }
 
+  // Drifted small node ip-1 with two 500m pods, and a large NodeClaim of the pool still
+  // launching: the only room for them is on the latter.
+  void AddComingNodeClaim() {
+    AddNode(1, "small");
+    BindPod("web", "ip-1");
+    BindPod("api", "ip-1");
+    api::NodeClaim coming;
+    coming.metadata.name = "nc-coming";
+    coming.metadata.labels = {{s::kLabelNodePool, "default"}};
+    coming.spec.requirements = {{s::kLabelInstanceTypeStable, "In", {"large"}, std::nullopt}};
+    world_.MustCreate(coming);
+  }
+
   // What the disruption controller does with one method: candidates it accepts, budgets for
   // its reason, and the commands it computes.
   std::vector<Command> Compute() {
@@ -146,6 +159,55 @@ TEST_F(DriftTest, TheNodeThatDriftedFirstIsReplacedFirst) {
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_THAT(Names(commands[0]), ElementsAre("ip-2"));
   EXPECT_EQ(simulator_.solves(), 1);
+}
+
+TEST_F(DriftTest, ADriftedNodeWhosePodsWouldUseANodeStillComingUpWaitsForIt) {
+  // The room for ip-1's pods is a large NodeClaim still launching (say the replacement of the
+  // drifted node before it): ip-1 waits until it is up (Karpenter's UninitializedNodeError), and
+  // the method says it is waiting for capacity, not stuck.
+  AddComingNodeClaim();
+  EXPECT_THAT(Compute(), IsEmpty());
+  EXPECT_TRUE(drift_.WaitingForCapacity());
+}
+
+TEST_F(DriftTest, ANodeWhosePodsCannotMoveAtAllIsNotWaitingForCapacity) {
+  AddNode(1);
+  BindPod("huge", "ip-1", "16");
+  EXPECT_THAT(Compute(), IsEmpty());
+  EXPECT_FALSE(drift_.WaitingForCapacity());
+}
+
+TEST_F(DriftTest, WhileCapacityComesUpTheControllerLooksAgainWithinASecond) {
+  // Not a 10-second poll: the replacement a drift command launched is up within seconds, and the
+  // next drifted node should follow then (one node per poll made 80 drifted nodes take minutes).
+  AddComingNodeClaim();
+  auto simulator = std::make_shared<SchedulingSimulator>(world_.cluster, world_.cloud);
+  DisruptionOptions options;
+  options.simulator = simulator;
+  DisruptionController controller(world_.clock, world_.cluster, world_.cloud, world_.recorder,
+                                  DefaultMethods(world_.clock, *simulator), options);
+  auto r = controller.Reconcile({});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->requeue_after, std::chrono::seconds(1));
+}
+
+TEST_F(DriftTest, PodsPendingAlreadyAreTheProvisionersNotAReplacement) {
+  // "waiting" and "web" cannot share a node (one host port), so the simulation opens a NodeClaim
+  // for each; only web's is the drift command's to launch.
+  AddNode(1, "small");
+  auto with_port = [](api::Pod& p) { p.spec.containers[0].ports.push_back({"http", 8080, 80, "TCP", ""}); };
+  api::Pod web = testing::PendingPod("web", "500m");
+  with_port(web);
+  world_.MustCreate(web);
+  ASSERT_TRUE(world_.cluster.Bind("default", "web", "ip-1").ok());
+  api::Pod waiting = testing::PendingPod("waiting", "500m");
+  with_port(waiting);
+  world_.MustCreate(waiting);
+  auto commands = Compute();
+  ASSERT_THAT(commands, SizeIs(1));
+  ASSERT_THAT(commands[0].replacements, SizeIs(1));
+  EXPECT_THAT(commands[0].replacements[0].pods, ElementsAre("default/web"));
+  EXPECT_THAT(commands[0].savings_per_hour, DoubleNear(0.0, 1e-9)) << "small for small";
 }
 
 TEST_F(DriftTest, NothingHappensWhenNoDriftedNodesPodsCanMove) {

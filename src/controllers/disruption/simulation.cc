@@ -174,6 +174,7 @@ core::Result<SimulationResult> SchedulingSimulator::Simulate(
     for (const auto& pod : placement.pods) {
       if (candidate_pods.count(pod)) {
         out.unschedulable.push_back({pod, "would schedule against uninitialized " + what});
+        ++out.waiting_for_capacity;
       }
     }
   }

@@ -44,7 +44,16 @@ struct SimulationResult {
   // The whole solve, for callers that need more (placements on existing nodes, prices).
   solver::Results results;
 
+  // How many of `unschedulable` are there only because the capacity they were placed on is not
+  // initialized yet.
+  int waiting_for_capacity = 0;
+
   bool AllCandidatePodsScheduled() const { return unschedulable.empty(); }
+  // The candidates could go once capacity coming up is initialized: every pod was placed, some
+  // on capacity still coming up.
+  bool WaitingForCapacity() const {
+    return !unschedulable.empty() && static_cast<size_t>(waiting_for_capacity) == unschedulable.size();
+  }
   // Sum of the replacements' launch prices per hour.
   double ReplacementPricePerHour() const;
 };

@@ -83,6 +83,8 @@ struct Decision {
   std::optional<Command> command;
   std::vector<BlockedNode> blocked;
   int nodes = 0;  // managed nodes looked at
+  // No command, but a method would act once capacity coming up is initialized.
+  bool waiting_for_capacity = false;
 };
 
 // What the consolidation methods may do beyond Karpenter's defaults.
@@ -111,6 +113,10 @@ class Method {
   virtual std::string ConsolidationType() const = 0;
   // A forceful method (expiration) sees blocked candidates too and is not bound by budgets.
   virtual bool Forceful() const { return false; }
+  // After ComputeCommands found nothing: whether a candidate was held back only by capacity still
+  // coming up (a replacement launched by an earlier command), so a pass as soon as it is up may
+  // act where a poll later would leave the candidate waiting.
+  virtual bool WaitingForCapacity() const { return false; }
 };
 
 }  // namespace nodesmith::controllers
