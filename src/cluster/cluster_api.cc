@@ -79,4 +79,9 @@ const char* WatchEventTypeName(WatchEventType type) {
   return "Unknown";
 }
 
+bool IsConflict(const core::Status& status) {
+  return status.code() == core::StatusCode::kFailedPrecondition &&
+         status.message().find("conflict: ") != std::string::npos;
+}
+
 }  // namespace nodesmith::cluster

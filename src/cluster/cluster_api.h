@@ -70,6 +70,10 @@ api::ObjectMeta& MetaOf(Object& object);
 // ReplicatedWorkload (see above).
 std::string StoreName(const Object& object);
 
+// Whether `status` is the error Update gives when the caller's resourceVersion is stale (the
+// object changed since it was read): the cure is to read again, which the watch brings.
+bool IsConflict(const core::Status& status);
+
 enum class WatchEventType { kAdded, kModified, kDeleted };
 const char* WatchEventTypeName(WatchEventType type);  // "Added", "Modified", "Deleted"
 

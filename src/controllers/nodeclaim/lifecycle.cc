@@ -1,6 +1,7 @@
 #include "controllers/nodeclaim/lifecycle.h"
 
 #include <charconv>
+#include <optional>
 
 #include "controllers/common/karpenter.h"
 #include "controllers/controllers.h"
@@ -77,15 +78,23 @@ core::Result<runtime::ReconcileResult> NodeClaimLifecycle::Reconcile(
     const runtime::Request& request) {
   // Whatever became of it, a NodeClaim that failed in another's batch has its own reconcile now.
   failed_in_batch_.erase(request.name);
-  auto claim = cluster_.Get<api::NodeClaim>("", request.name);
-  if (claim.ok()) return ReconcileClaim(std::move(claim).value());
-  if (claim.status().code() != core::StatusCode::kNotFound) return claim.status();
-  // A Node request: reconcile the NodeClaim behind it, if any.
-  auto node = cluster_.Get<api::Node>("", request.name);
-  if (!node.ok()) return runtime::ReconcileResult::Done();
-  auto owner = NodeClaimForNode(cluster_, *node);
-  if (!owner) return runtime::ReconcileResult::Done();
-  return ReconcileClaim(std::move(*owner));
+  std::optional<api::NodeClaim> claim;
+  if (auto named = cluster_.Get<api::NodeClaim>("", request.name); named.ok()) {
+    claim = std::move(named).value();
+  } else if (named.status().code() != core::StatusCode::kNotFound) {
+    return named.status();
+  } else if (auto node = cluster_.Get<api::Node>("", request.name); node.ok()) {
+    // A Node request: reconcile the NodeClaim behind it, if any.
+    claim = NodeClaimForNode(cluster_, *node);
+  }
+  if (!claim) return runtime::ReconcileResult::Done();
+  auto result = ReconcileClaim(std::move(*claim));
+  // The kubelet (or kwok) writes its Node every few seconds, so a write of ours may find it
+  // changed since the cache read it. That is no error: the watch brings the newer version, and
+  // the claim is looked at again then or after kConflictRecheck, as Karpenter requeues.
+  if (!result.ok() && cluster::IsConflict(result.status()))
+    return runtime::ReconcileResult::RequeueAfter(kConflictRecheck);
+  return result;
 }
 
 core::Result<runtime::ReconcileResult> NodeClaimLifecycle::ReconcileClaim(api::NodeClaim claim) {

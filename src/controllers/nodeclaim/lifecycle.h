@@ -15,7 +15,8 @@
 //   Liveness       not registered within `registration_ttl` of launch: the NodeClaim is deleted.
 // Requests name either a NodeClaim or a Node (the runtime keys Node changes by node name); a
 // Node request reconciles the NodeClaim with its provider id. NodeClaims being deleted are the
-// terminator's. Not thread-safe.
+// terminator's. A write that finds its object changed since it was read (a conflict) is no
+// error: the NodeClaim is looked at again within kConflictRecheck. Not thread-safe.
 #pragma once
 
 #include <set>
@@ -32,6 +33,10 @@
 #include "runtime/event_recorder.h"
 
 namespace nodesmith::controllers {
+
+// When a write found its object changed since it was read, the NodeClaim is looked at again
+// after this, unless a watch event brings it sooner.
+inline constexpr core::Duration kConflictRecheck = std::chrono::seconds(1);
 
 struct LifecycleOptions {
   core::Duration registration_ttl = std::chrono::minutes(15);

@@ -231,6 +231,47 @@ TEST_F(LifecycleTest, RegistrationSyncsTheNodeAndRemovesTheUnregisteredTaint) {
   EXPECT_EQ(World::Field(registered[0], "node"), "ip-192-168-0-1");
 }
 
+// A cluster in which something else writes a Node (as the kubelet's heartbeat does) between the
+// controller's read of it and the controller's own write, `races` times.
+class NodeWrittenMeanwhile : public testing::ForwardingCluster {
+ public:
+  using ForwardingCluster::ForwardingCluster;
+  core::Result<cluster::Object> UpdateObject(cluster::Object o) override {
+    if (races > 0 && cluster::KindOfObject(o) == cluster::Kind::kNode) {
+      --races;
+      auto live = inner_.Get<api::Node>("", cluster::MetaOf(o).name);
+      EXPECT_TRUE(live.ok());
+      live->metadata.annotations["example.com/heartbeat"] = std::to_string(++heartbeats);
+      EXPECT_TRUE(inner_.Update(*live).ok());
+    }
+    return inner_.UpdateObject(std::move(o));
+  }
+  int races = 0;
+  int heartbeats = 0;
+};
+
+TEST_F(LifecycleTest, ANodeChangedSinceItWasReadIsReadAgainWithinASecondNotAnError) {
+  NodeWrittenMeanwhile cluster(world_.cluster);
+  NodeClaimLifecycle lifecycle{world_.clock, cluster, world_.cloud, world_.recorder};
+  world_.MustCreate(Claim());
+  ASSERT_TRUE(lifecycle.Reconcile({"", "default-abcde"}).ok());
+  world_.RegisterNode(Get(), "ip-192-168-0-1", /*ready=*/true);
+
+  cluster.races = 1;
+  auto raced = lifecycle.Reconcile({"", "ip-192-168-0-1"});
+  ASSERT_TRUE(raced.ok()) << "a stale read is no error: " << raced.status().message();
+  ASSERT_TRUE(raced->requeue_after.has_value());
+  EXPECT_LE(*raced->requeue_after, seconds(1));
+  EXPECT_FALSE(Get().IsTrue(kConditionRegistered)) << "nothing was written over the change";
+
+  // Looked at again, with the Node as it is now.
+  ASSERT_TRUE(lifecycle.Reconcile({"", "ip-192-168-0-1"}).ok());
+  EXPECT_TRUE(Get().IsTrue(kConditionRegistered));
+  api::Node n = world_.MustGet<api::Node>("", "ip-192-168-0-1");
+  EXPECT_EQ(n.metadata.annotations["example.com/heartbeat"], "1") << "the other write stays";
+  EXPECT_EQ(n.metadata.labels[s::kLabelNodeRegistered], "true");
+}
+
 TEST_F(LifecycleTest, InitializedOnceReadyWithoutStartupTaints) {
   world_.MustCreate(Claim());
   ASSERT_TRUE(Reconcile().ok());

@@ -112,6 +112,45 @@ inline std::vector<Command> ComputeCommandsOf(Method& method, const core::Clock&
   return commands.ok() ? *commands : std::vector<Command>{};
 }
 
+// A cluster that passes every call to another; tests derive from it to change one call.
+class ForwardingCluster : public cluster::ClusterApi {
+ public:
+  explicit ForwardingCluster(cluster::ClusterApi& inner) : inner_(inner) {}
+  core::Result<cluster::Object> GetObject(cluster::Kind kind, const std::string& ns,
+                                          const std::string& name) const override {
+    return inner_.GetObject(kind, ns, name);
+  }
+  std::vector<cluster::Object> ListObjects(cluster::Kind kind) const override {
+    return inner_.ListObjects(kind);
+  }
+  void ForEachObject(cluster::Kind kind,
+                     const std::function<void(const cluster::Object&)>& fn) const override {
+    inner_.ForEachObject(kind, fn);
+  }
+  core::Result<cluster::Object> CreateObject(cluster::Object o) override {
+    return inner_.CreateObject(std::move(o));
+  }
+  core::Result<cluster::Object> UpdateObject(cluster::Object o) override {
+    return inner_.UpdateObject(std::move(o));
+  }
+  core::Status DeleteObject(cluster::Kind kind, const std::string& ns,
+                            const std::string& name) override {
+    return inner_.DeleteObject(kind, ns, name);
+  }
+  core::Status Bind(const std::string& ns, const std::string& pod, const std::string& node) override {
+    return inner_.Bind(ns, pod, node);
+  }
+  core::Status Evict(const std::string& ns, const std::string& pod) override {
+    return inner_.Evict(ns, pod);
+  }
+  void Watch(cluster::Kind kind, std::function<void(const cluster::WatchEvent&)> cb) override {
+    inner_.Watch(kind, std::move(cb));
+  }
+
+ protected:
+  cluster::ClusterApi& inner_;
+};
+
 // A cloud that passes every call to another; tests derive from it to change one call.
 class ForwardingCloud : public cloud::CloudProvider {
  public:
