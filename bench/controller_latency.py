@@ -73,6 +73,71 @@ def nodesmith_requests(env):
     return total
 
 
+def requests_made(controller):
+    """nodesmith's own count of the API requests it has sent (its /metrics)."""
+    for line in controller.metrics().splitlines():
+        if line.startswith("nodesmith_kube_client_requests_total"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def burst(api, controller, ns, count, node_selector=None, timeout=600):
+    """Creates `count` pending pods of 1 CPU in `ns` from 8 writer threads and waits until every
+    one is planned onto a new NodeClaim (nodesmith's 'created nodeclaim' log lines), nominated to
+    capacity still coming up (its `Nominated` Event), or bound by kube-scheduler to capacity that
+    was already there. Returns seconds from the first create to nodesmith's last decision for
+    them ("took"), seconds the creates took ("created"), the NodeClaims, the API requests
+    nodesmith sent meanwhile and how many pods went onto new NodeClaims ("planned")."""
+    before = requests_made(controller)
+    t0 = time.time()
+    names = ["burst-%d" % i for i in range(count)]
+
+    def create(chunk):
+        for name in chunk:
+            spec = {"containers": [{"name": "c", "image": "pause",
+                                    "resources": {"requests": {"cpu": "1"}}}]}
+            if node_selector:
+                spec["nodeSelector"] = node_selector
+            pod = {"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "labels": {"app": "burst"}}, "spec": spec}
+            api.request("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
+    writers = [threading.Thread(target=create, args=(names[i::8],)) for i in range(8)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    created = time.time()
+    wanted = {"%s/%s" % (ns, n) for n in names}
+    planned, last_time, claims = set(), None, 0
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        planned, claims = set(), 0
+        for l in controller.lines():
+            if l.get("message") == "created nodeclaim" and "burst-" in l.get("pods", ""):
+                claims += 1
+                planned.update(p for p in l["pods"].split(",") if p in wanted)
+                last_time = l["time"]
+            elif (l.get("message") == "computed unready node(s) will fit pod(s)" and
+                  last_time is not None):
+                last_time = l["time"]
+        listed = api.request("GET", "/api/v1/namespaces/%s/pods?labelSelector=app%%3Dburst" % ns)
+        bound = {"%s/%s" % (ns, p["metadata"]["name"]) for p in listed["items"]
+                 if p["spec"].get("nodeName")}
+        events = api.request("GET", "/api/v1/namespaces/%s/events?fieldSelector=reason%%3DNominated"
+                             % ns)
+        nominated = {"%s/%s" % (ns, e["involvedObject"]["name"]) for e in events["items"]}
+        if planned | bound | nominated >= wanted and last_time is not None:
+            break
+        time.sleep(1)
+    else:
+        raise SystemExit("burst: %d of %d pods planned or bound after %d s" %
+                         (len(planned), count, timeout))
+    done = datetime.datetime.strptime(last_time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+    return {"took": done - t0, "created": created - t0, "claims": claims,
+            "requests": requests_made(controller) - before, "planned": len(planned)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("nodesmith")
@@ -130,56 +195,14 @@ def main():
 
         # 2. a burst of pending pods, created straight through the API (8 writers), so the
         # figure is nodesmith's and not the ReplicaSet controller's pace.
-        def requests_made():
-            for line in controller.metrics().splitlines():
-                if line.startswith("nodesmith_kube_client_requests_total"):
-                    return float(line.rsplit(" ", 1)[1])
-            return 0.0
-        before = requests_made()
-        t0 = time.time()
-        names = ["burst-%d" % i for i in range(args.pods)]
-
-        def create(chunk):
-            for name in chunk:
-                pod = {"apiVersion": "v1", "kind": "Pod",
-                       "metadata": {"name": name, "labels": {"app": "burst"}},
-                       "spec": {"containers": [{"name": "c", "image": "pause",
-                                                "resources": {"requests": {"cpu": "1"}}}]}}
-                api.request("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
-        writers = [threading.Thread(target=create, args=(names[i::8],)) for i in range(8)]
-        for w in writers:
-            w.start()
-        for w in writers:
-            w.join()
-        created = time.time()
-        wanted = {"%s/%s" % (ns, n) for n in names}
-        planned, last_time, claims = set(), None, 0
-        deadline = time.monotonic() + 600
-        # Done when every burst pod is planned onto a new NodeClaim or bound by kube-scheduler
-        # to capacity that was already there (the single-pod runs leave some).
-        while time.monotonic() < deadline:
-            planned, claims = set(), 0
-            for l in controller.lines():
-                if l.get("message") == "created nodeclaim" and "burst-" in l.get("pods", ""):
-                    claims += 1
-                    planned.update(p for p in l["pods"].split(",") if p in wanted)
-                    last_time = l["time"]
-            listed = api.request("GET", "/api/v1/namespaces/%s/pods?labelSelector=app%%3Dburst" % ns)
-            bound = {"%s/%s" % (ns, p["metadata"]["name"]) for p in listed["items"]
-                     if p["spec"].get("nodeName")}
-            if planned | bound >= wanted and last_time is not None:
-                break
-            time.sleep(1)
-        done = datetime.datetime.strptime(last_time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-            tzinfo=datetime.timezone.utc).timestamp()
-        took = done - t0
-        requests = requests_made() - before
+        b = burst(api, controller, ns, args.pods)
         print("burst of %d pending pods (all created after %.1f s): every one on a NodeClaim "
               "%.1f s after the first was created (%d NodeClaims); nodesmith sent %d API "
               "requests meanwhile, %.0f/s (KUBE_CLIENT_QPS 200, burst 300)" %
-              (args.pods, created - t0, took, claims, requests, requests / max(took, 1e-9)))
+              (args.pods, b["created"], b["took"], b["claims"], b["requests"],
+               b["requests"] / max(b["took"], 1e-9)))
         print("  %d pods planned onto new NodeClaims, the rest bound to existing capacity" %
-              len(planned))
+              b["planned"])
         stop.set()
     finally:
         code = controller.terminate()
