@@ -145,6 +145,8 @@ TYPED_TEST(ClusterConformanceTest, AStaleResourceVersionIsAConflict) {
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.status().code(), core::StatusCode::kFailedPrecondition);
   EXPECT_THAT(stale.status().message(), StartsWith("conflict: "));
+  EXPECT_TRUE(cluster::IsConflict(stale.status().WithPrefix("syncing pod web-1")))
+      << "what controllers requeue on, as they see it through their own prefixes";
   EXPECT_EQ(this->api().template Get<api::Pod>(this->ns(), "web-1")->metadata.labels.at("v"), "2");
 }
 
