@@ -324,6 +324,9 @@ bool PlainSafe(const std::string& s) {
   if (digit(0) && digit(1) && digit(2) && digit(3) && s.size() > 5 && s[4] == '-' && digit(5)) {
     return false;
   }
+  // "..." then a blank or the end, first on a line, is a document end marker: a string document
+  // or a top-level key so spelt would read back as the end of an empty document.
+  if (s.compare(0, 3, "...") == 0 && (s.size() == 3 || s[3] == ' ')) return false;
   char first = s[0];
   if (!(std::isalnum(static_cast<unsigned char>(first)) || first == '_' || first == '.' ||
         first == '/' || first == '(')) {

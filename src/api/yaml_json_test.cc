@@ -186,6 +186,19 @@ TEST(EmitYaml, QuotesStringsThatLookLikeTimestamps) {
             "t: \"2024-01-01T01:01:01Z\"\nd: \"2024-01-01\"\nv: 2024x\n");
 }
 
+// "..." at the start of a line, then a blank or the line's end, ends a YAML document: a string
+// document or a top-level key spelt so, written plain, read back as the end of an empty document.
+TEST(EmitYaml, AStringThatWouldReadAsTheEndOfADocumentIsQuoted) {
+  for (const Json& v : {Json("..."), Json("... a"), Json{{"... x", 1}}, Json{{"k", "..."}}}) {
+    const std::string yaml = EmitYaml(v);
+    auto back = ParseDocuments(yaml);
+    ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << yaml;
+    ASSERT_EQ(back->size(), 1u) << yaml;
+    EXPECT_EQ((*back)[0].value, v) << yaml;
+  }
+  EXPECT_EQ(EmitYaml(Json{{"a", "...b"}}), "a: ...b\n");  // no blank after the dots: still plain
+}
+
 TEST(EmitYaml, NestedListsAndMapsRoundTrip) {
   Json v = Json::parse(R"({"spec": {"requirements": [{"key": "k", "operator": "In", "values": ["a", "b"]}],
       "empty": {}, "none": [], "matrix": [[1, 2], [3]], "n": null}})");
