@@ -2,6 +2,7 @@
 // Header-only; bench code may read the clock (the solver itself never does).
 #pragma once
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -26,6 +27,14 @@ inline double ThreadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The process's peak resident set so far (getrusage; /usr/bin/time -v reports the same number
+// as "Maximum resident set size").
+inline double PeakRssMiB() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
 // One solve, timed with a monotonic clock. Exits the process when the solve fails: a benchmark

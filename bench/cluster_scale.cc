@@ -7,8 +7,6 @@
 // solver::BuildSnapshot as the CLI does, and solves once. Prints the time of each phase and the
 // process's peak RSS (getrusage; /usr/bin/time -v reports the same number as "Maximum resident
 // set size"). --check exits 1 when a pending pod is left unscheduled.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,24 +18,13 @@
 namespace nodesmith::bench {
 namespace {
 
-double PeakRssMiB() {
-  struct rusage usage {};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
-
 int Run(int argc, char** argv) {
   ClusterSpec spec;
   bool check = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--nodes" && has_value) {
-      spec.nodes = std::stoi(argv[++i]);
-    } else if (arg == "--pods-per-node" && has_value) {
-      spec.pods_per_node = std::stoi(argv[++i]);
-    } else if (arg == "--pending" && has_value) {
-      spec.pending = std::stoi(argv[++i]);
+    if (ReadClusterSpecFlag(argc, argv, &i, &spec)) {
+      continue;
     } else if (arg == "--check") {
       check = true;
     } else {

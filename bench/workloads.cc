@@ -292,8 +292,19 @@ solver::Snapshot PendingSnapshot(std::vector<api::Pod> pods, cloud::InstanceType
   return s;
 }
 
-core::Result<solver::Snapshot> ClusterSnapshot(const ClusterSpec& spec) {
-  cloud::InstanceTypes types = FakeInstanceTypes(400);
+bool ReadClusterSpecFlag(int argc, char** argv, int* i, ClusterSpec* spec) {
+  const std::string arg = argv[*i];
+  if (*i + 1 >= argc) return false;
+  int* field = arg == "--nodes"           ? &spec->nodes
+               : arg == "--pods-per-node" ? &spec->pods_per_node
+               : arg == "--pending"       ? &spec->pending
+                                          : nullptr;
+  if (field == nullptr) return false;
+  *field = std::stoi(argv[++*i]);
+  return true;
+}
+
+api::ObjectSet ClusterObjects(const ClusterSpec& spec, const cloud::InstanceTypes& types) {
   const cloud::InstanceType* node_type = nullptr;
   for (const auto& t : types) {
     if (t->name == "fake-it-31") node_type = t.get();
@@ -328,6 +339,12 @@ core::Result<solver::Snapshot> ClusterSnapshot(const ClusterSpec& spec) {
     }
     objects.nodes.push_back({std::move(node), {}});
   }
+  return objects;
+}
+
+core::Result<solver::Snapshot> ClusterSnapshot(const ClusterSpec& spec) {
+  cloud::InstanceTypes types = FakeInstanceTypes(400);
+  api::ObjectSet objects = ClusterObjects(spec, types);
   return solver::BuildSnapshot(std::move(objects), DiversePods(spec.pending), std::move(types),
                                FakeWellKnownLabels());
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/nodepool.h"
+#include "api/object_set.h"
 #include "api/pod.h"
 #include "cloud/instance_type.h"
 #include "scheduling/well_known_labels.h"
@@ -65,7 +66,13 @@ struct ClusterSpec {
   int pods_per_node = 15;
   int pending = 3000;
 };
+// Reads argv[*i] when it is --nodes, --pods-per-node or --pending with a value (advancing *i
+// past the value); false for any other argument.
+bool ReadClusterSpecFlag(int argc, char** argv, int* i, ClusterSpec* spec);
 core::Result<solver::Snapshot> ClusterSnapshot(const ClusterSpec& spec);
+// The same cluster's objects without the pending pods: the NodePool, the nodes (of `types`'
+// fake-it-31, which must be among them) and their bound pods.
+api::ObjectSet ClusterObjects(const ClusterSpec& spec, const cloud::InstanceTypes& types);
 
 // A cheap reference plan for the price column: first-fit decreasing (by CPU, then memory) into
 // nodes as large as the largest type, ignoring every topology constraint except required

@@ -11,6 +11,11 @@ namespace {
 
 template <typename T>
 void Collect(const ClusterApi& cluster, std::vector<api::Sourced<T>>* out) {
+  // Counted first: each of the ~17 reallocations of a vector growing to 150,000 pods moves
+  // every pod in it.
+  size_t count = 0;
+  cluster.ForEachObject(KindOf<T>(), [&count](const Object&) { ++count; });
+  out->reserve(count);
   cluster.ForEachObject(KindOf<T>(), [out](const Object& o) {
     const T& object = std::get<T>(o);
     api::SourceRef source;

@@ -224,7 +224,12 @@ core::Result<Snapshot> BuildSnapshot(api::ObjectSet objects,
   std::map<std::string, int> existing_index;
   for (size_t i = 0; i < s.existing.size(); ++i) existing_index[s.existing[i].name] = static_cast<int>(i);
 
-  // Pods: pending ones in input order, bound ones attached to their node.
+  // Pods: pending ones in input order, bound ones attached to their node. Room is made first:
+  // each of the ~17 reallocations of a vector growing to 150,000 pods moves every pod in it.
+  size_t bound = 0;
+  for (const auto& sp : objects.pods) bound += !sp.object.spec.node_name.empty();
+  s.bound_pods.reserve(bound);
+  s.pending_pods.reserve(objects.pods.size() - bound + workload_pods.size());
   for (auto& sp : objects.pods) {
     api::Pod& p = sp.object;
     if (IsPending(p)) {

@@ -13,6 +13,15 @@ namespace {
 
 constexpr const char* kNamespaceNameLabel = "kubernetes.io/metadata.name";
 
+// Orders CountedPods keys by namespace, then by the labels themselves (not their address).
+struct CountedKeyLess {
+  bool operator()(const std::pair<std::string_view, const api::Labels*>& a,
+                  const std::pair<std::string_view, const api::Labels*>& b) const {
+    if (a.first != b.first) return a.first < b.first;
+    return *a.second < *b.second;
+  }
+};
+
 bool HasRequiredAntiAffinity(const api::Pod& pod) {
   return pod.spec.affinity && pod.spec.affinity->pod_anti_affinity &&
          !pod.spec.affinity->pod_anti_affinity->required.empty();
@@ -70,21 +79,28 @@ core::Result<std::unique_ptr<Topology>> Topology::Create(
   if (!cluster.bound_pods.empty()) {
     for (const api::Pod* p : pending) excluded.insert(PodIdentity(*p));
   }
+  t->node_requirements_.resize(t->nodes_.size());
+  std::vector<std::pair<const api::Pod*, size_t>> counted;  // pod, nodes_ index
+  std::map<std::pair<std::string_view, const api::Labels*>, size_t, CountedKeyLess> alike;
   for (const api::Pod* p : cluster.bound_pods) {
     if (IgnoredForTopology(*p) || excluded.count(PodIdentity(*p)) > 0) continue;
-    if (t->node_index_.count(p->spec.node_name) == 0) continue;  // leaked on a deleted node
-    t->bound_pods_.push_back(*p);
+    auto node = t->node_index_.find(p->spec.node_name);
+    if (node == t->node_index_.end()) continue;  // leaked on a deleted node
+    counted.emplace_back(p, node->second);
+    auto [it, added] =
+        alike.try_emplace({p->metadata.namespace_, &p->metadata.labels}, t->counted_.size());
+    if (added) t->counted_.push_back({p->metadata.namespace_, p->metadata.labels, {}});
+    t->counted_[it->second].nodes.push_back(node->second);
   }
   // Every namespace a pod lives in exists, even if the input does not list it.
-  for (const auto& p : t->bound_pods_) t->namespace_labels_.try_emplace(p.metadata.namespace_);
+  for (const auto& c : t->counted_) t->namespace_labels_.try_emplace(c.namespace_);
   for (const api::Pod* p : pending) t->namespace_labels_.try_emplace(p->metadata.namespace_);
   for (auto& [name, labels] : t->namespace_labels_) labels[kNamespaceNameLabel] = name;
 
-  for (const api::Pod& p : t->bound_pods_) {
-    if (!HasRequiredAntiAffinity(p)) continue;
-    const TopologyNode& node = t->nodes_[t->node_index_.at(p.spec.node_name)];
-    NS_RETURN_IF_ERROR(t->AddInverseAntiAffinity(p, &node).WithPrefix(
-        "tracking existing pod anti-affinity of " + p.metadata.Key()));
+  for (const auto& [p, node] : counted) {
+    if (!HasRequiredAntiAffinity(*p)) continue;
+    NS_RETURN_IF_ERROR(t->AddInverseAntiAffinity(*p, &t->nodes_[node]).WithPrefix(
+        "tracking existing pod anti-affinity of " + p->metadata.Key()));
   }
   for (const api::Pod* p : pending) {
     NS_RETURN_IF_ERROR(t->Update(*p).WithPrefix("pod " + p->metadata.Key()));
@@ -239,34 +255,39 @@ core::Status Topology::Update(const api::Pod& pod) {
 
 void Topology::CountExisting(TopologyGroup& group) const {
   // Domains of existing nodes the constraint considers, even if no selected pod runs there yet.
-  for (const TopologyNode& node : nodes_) {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    const TopologyNode& node = nodes_[n];
     if (node.in_flight) continue;
     auto it = node.labels.find(group.key());
     if (it == node.labels.end()) continue;
-    if (!group.filter().Matches(node.taints, scheduling::Requirements::FromLabels(node.labels))) {
-      continue;
-    }
+    if (!group.filter().Matches(node.taints, NodeRequirements(n))) continue;
     group.Register(it->second);
   }
-  for (const api::Pod& p : bound_pods_) {
-    if (!group.Selects(p)) continue;
-    const TopologyNode& node = nodes_[node_index_.at(p.spec.node_name)];
-    std::string domain;
-    auto it = node.labels.find(group.key());
-    if (it != node.labels.end()) {
-      domain = it->second;
-    } else if (group.key() == scheduling::kLabelHostname) {
-      // The kubelet may not have labelled the node yet; its name stands in for the hostname so
-      // the pod still counts somewhere (self-affinity needs that).
-      domain = node.name;
-    } else {
-      continue;  // nodes without the key are not part of the topology
+  for (const CountedPods& pods : counted_) {
+    if (!group.Selects(pods.namespace_, pods.labels)) continue;
+    for (size_t n : pods.nodes) {
+      const TopologyNode& node = nodes_[n];
+      const std::string* domain;
+      auto it = node.labels.find(group.key());
+      if (it != node.labels.end()) {
+        domain = &it->second;
+      } else if (group.key() == scheduling::kLabelHostname) {
+        // The kubelet may not have labelled the node yet; its name stands in for the hostname
+        // so the pod still counts somewhere (self-affinity needs that).
+        domain = &node.name;
+      } else {
+        continue;  // nodes without the key are not part of the topology
+      }
+      if (!group.filter().Matches(node.taints, NodeRequirements(n))) continue;
+      group.Record(*domain);
     }
-    if (!group.filter().Matches(node.taints, scheduling::Requirements::FromLabels(node.labels))) {
-      continue;
-    }
-    group.Record(domain);
   }
+}
+
+const scheduling::Requirements& Topology::NodeRequirements(size_t i) const {
+  std::optional<scheduling::Requirements>& r = node_requirements_[i];
+  if (!r) r = scheduling::Requirements::FromLabels(nodes_[i].labels);
+  return *r;
 }
 
 const Topology::Owned* Topology::OwnedBy(const api::Pod& pod) const {

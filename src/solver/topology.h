@@ -194,7 +194,19 @@ class Topology {
   std::map<std::string, api::Labels> namespace_labels_;
   std::vector<TopologyNode> nodes_;           // copies of TopologyCluster::nodes
   std::map<std::string, size_t> node_index_;  // node name -> nodes_ index
-  std::vector<api::Pod> bound_pods_;  // counted pods: bound, live, not pending, on a known node
+  // The counted pods (bound, live, not pending, on a known node), as CountExisting needs them.
+  // Which pods a group selects depends only on their namespace and labels, so pods alike in
+  // both (a ReplicaSet's) share one entry, matched once per group: with 150,000 bound pods a
+  // copy of each pod, and a selector match per pod and group, cost more than the solve.
+  struct CountedPods {
+    std::string namespace_;
+    api::Labels labels;
+    std::vector<size_t> nodes;  // nodes_ index of each such pod (repeated for pods on one node)
+  };
+  std::vector<CountedPods> counted_;
+  // Requirements::FromLabels of nodes_[i], built when a group's node filter first needs it.
+  const scheduling::Requirements& NodeRequirements(size_t i) const;
+  mutable std::vector<std::optional<scheduling::Requirements>> node_requirements_;
   // Groups in creation order (deterministic iteration), deduplicated by constraint key.
   std::vector<std::unique_ptr<TopologyGroup>> groups_;
   std::vector<std::unique_ptr<TopologyGroup>> inverse_groups_;

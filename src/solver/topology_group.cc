@@ -105,12 +105,14 @@ scheduling::Requirement TopologyGroup::Get(const api::Pod& pod,
 }
 
 void TopologyGroup::Record(const std::vector<std::string>& domains) {
-  for (const auto& domain : domains) {
-    auto [it, inserted] = counts_.emplace(domain, 0);
-    // A domain first seen here never counted as empty.
-    if (!inserted && it->second == 0) --empty_domains_;
-    ++it->second;
-  }
+  for (const auto& domain : domains) Record(domain);
+}
+
+void TopologyGroup::Record(const std::string& domain) {
+  auto [it, inserted] = counts_.emplace(domain, 0);
+  // A domain first seen here never counted as empty.
+  if (!inserted && it->second == 0) --empty_domains_;
+  ++it->second;
 }
 
 void TopologyGroup::Register(const std::string& domain) {
@@ -118,7 +120,11 @@ void TopologyGroup::Register(const std::string& domain) {
 }
 
 bool TopologyGroup::Selects(const api::Pod& pod) const {
-  return namespaces_.count(pod.metadata.namespace_) > 0 && selector_.Matches(pod.metadata.labels);
+  return Selects(pod.metadata.namespace_, pod.metadata.labels);
+}
+
+bool TopologyGroup::Selects(const std::string& namespace_, const api::Labels& labels) const {
+  return namespaces_.count(namespace_) > 0 && selector_.Matches(labels);
 }
 
 bool TopologyGroup::Counts(const api::Pod& pod, const std::vector<api::Taint>& taints,

