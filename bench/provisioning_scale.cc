@@ -9,9 +9,9 @@
 // existing node can take them. A run is what the operator does when pods go
 // pending: a Reconcile that opens the batch, the batch window passing on a fake clock, and the
 // Reconcile that provisions (snapshot, solve, NodeClaims created, nominations). Besides the
-// whole round it times, on their own, the parts a round is made of: Observe (a Reconcile with
-// nothing new), cluster::Snapshot (every object copied out of the store) and
-// solver::BuildSnapshot + Solve. Between runs the round's NodeClaims are deleted, so every run
+// whole round it times, on their own, the parts a round is made of: cluster::Snapshot (every
+// object copied out of the store) and solver::BuildSnapshot + Solve, just before the round on the
+// same cluster, and Observe (a Reconcile with nothing new) just after it. Between runs the round's NodeClaims are deleted, so every run
 // plans the same pods. Prints medians (wall and this thread's CPU) and the peak RSS.
 // --check exits 1 when a round leaves a pending pod without a plan.
 #include <algorithm>
@@ -113,6 +113,19 @@ int Run(int argc, char** argv) {
   std::vector<Timing> rounds, observes, copies, solves;
   size_t claims = 0, unplanned = 0;
   for (int run = 0; run < runs; ++run) {
+    // The round's parts on their own, first, so that they see the cluster the round sees (after
+    // it, its NodeClaims in flight would take the pods).
+    api::ObjectSet objects;
+    copies.push_back(Time([&] { objects = cluster::Snapshot(cluster); }));
+    solver::SchedulerOptions solver_options{.compute_lower_bound = false};
+    solves.push_back(Time([&] {
+      auto snapshot = solver::BuildSnapshot(std::move(objects), {}, catalog.instance_types,
+                                            catalog.well_known_labels);
+      if (!snapshot.ok()) Fail("snapshot", snapshot.status());
+      auto results = solver::Solve(*snapshot, solver_options);
+      if (!results.ok()) Fail("solve", results.status());
+      unplanned = results->unschedulable.size();
+    }));
     // The round: the batch opens, its window passes, the provisioning reconcile.
     auto opened = provisioner.Reconcile({});
     if (!opened.ok()) Fail("opening the batch", opened.status());
@@ -130,18 +143,6 @@ int Run(int argc, char** argv) {
     observes.push_back(Time([&] {
       auto r = provisioner.Reconcile({});
       if (!r.ok()) Fail("idle reconcile", r.status());
-    }));
-    // The round's parts on their own.
-    api::ObjectSet objects;
-    copies.push_back(Time([&] { objects = cluster::Snapshot(cluster); }));
-    solver::SchedulerOptions solver_options{.compute_lower_bound = false};
-    solves.push_back(Time([&] {
-      auto snapshot = solver::BuildSnapshot(std::move(objects), {}, catalog.instance_types,
-                                            catalog.well_known_labels);
-      if (!snapshot.ok()) Fail("snapshot", snapshot.status());
-      auto results = solver::Solve(*snapshot, solver_options);
-      if (!results.ok()) Fail("solve", results.status());
-      unplanned = results->unschedulable.size();
     }));
     // Forget the round: its NodeClaims go, so the next run plans the same pods anew.
     auto created = cluster.List<api::NodeClaim>();
