@@ -1582,8 +1582,8 @@ int DecodeBody(Phase& p, const Env& env) {
   };
   int64_t parsed = 0, decoded = 0, decode_errors = 0, applied_add = 0, applied_mod = 0;
   // The first pass also pays for growing the heap; it is not reported.
-  if (!feed([&](const std::string&, Json&) { return true; }, "warmup")) return 1;
-  if (!feed([&](const std::string&, Json&) { return ++parsed > 0; }, "parse")) return 1;
+  if (!feed([&](std::string_view, const api::JsonView&) { return true; }, "warmup")) return 1;
+  if (!feed([&](std::string_view, const api::JsonView&) { return ++parsed > 0; }, "parse")) return 1;
   // What the parsed documents weigh: the list of every page the informer's first LIST holds.
   {
     malloc_trim(0);
@@ -1591,8 +1591,8 @@ int DecodeBody(Phase& p, const Env& env) {
     const size_t keep_n = static_cast<size_t>(std::min<int64_t>(frames, 5000));
     std::vector<Json> kept;
     kept.reserve(keep_n);
-    kube::WatchDecoder keep([&](const std::string&, Json& object) {
-      kept.push_back(std::move(object));
+    kube::WatchDecoder keep([&](std::string_view, const api::JsonView& object) {
+      kept.push_back(object.ToJson());
       return kept.size() < keep_n;
     });
     for (size_t off = 0;
@@ -1626,7 +1626,7 @@ int DecodeBody(Phase& p, const Env& env) {
     p.Report("lean_decoded", static_cast<double>(n));
   }
   if (!feed(
-          [&](const std::string&, Json& object) {
+          [&](std::string_view, const api::JsonView& object) {
             auto d = kube::DecodeObject(kube::resources::kPods, object);
             (d.ok() ? decoded : decode_errors)++;
             return true;
@@ -1646,7 +1646,7 @@ int DecodeBody(Phase& p, const Env& env) {
   malloc_trim(0);
   const long rss_before_cache = CurrentRssKb();
   if (!feed(
-          [&](const std::string&, Json& object) {
+          [&](std::string_view, const api::JsonView& object) {
             applied_add += informer.Apply(kube::CacheEventType::kModified, object) ? 1 : 0;
             return true;
           },
@@ -1657,7 +1657,7 @@ int DecodeBody(Phase& p, const Env& env) {
            (CurrentRssKb() - rss_before_cache) * 1024.0 / std::max<int64_t>(frames, 1));
   for (size_t at : rv_offsets) buffer[at] = '2';
   if (!feed(
-          [&](const std::string&, Json& object) {
+          [&](std::string_view, const api::JsonView& object) {
             applied_mod += informer.Apply(kube::CacheEventType::kModified, object) ? 1 : 0;
             return true;
           },

@@ -10,8 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "fuzz_check.h"
 #include "kube/watch_decoder.h"
 
@@ -28,8 +26,8 @@ struct Decoded {
 
 Decoded Decode(std::string_view body, size_t chunk) {
   Decoded out;
-  nodesmith::kube::WatchDecoder decoder([&](const std::string& type, nlohmann::ordered_json& object) {
-    out.events.emplace_back(type, object.dump());
+  nodesmith::kube::WatchDecoder decoder([&](std::string_view type, const nodesmith::api::JsonView& object) {
+    out.events.emplace_back(type, object.Dump());
     return true;
   });
   for (size_t at = 0; at < body.size() && out.ok; at += chunk) {

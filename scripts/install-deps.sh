@@ -14,6 +14,7 @@ packages=(
   python3-venv           # the virtualenv of the Python test packages (scripts/testenv/build)
   libyaml-cpp-dev        # YAML/JSON manifest parsing
   nlohmann-json3-dev     # JSON object model and output
+  libsimdjson-dev        # the hot JSON parse: the API server's list pages and watch frames
   libcli11-dev           # command-line parsing
   coinor-libclp-dev      # LP lower bounds (COIN-OR CLP)
   libgtest-dev libgmock-dev  # unit tests

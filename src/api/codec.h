@@ -1,8 +1,9 @@
 // Decoders and encoders between the typed API values and their JSON form (current API
 // versions only; legacy documents are converted first, see api/legacy.h).
 //
-// A decoder reads a whole object document ({apiVersion, kind, metadata, spec, status}), leaves
-// unknown fields aside as the API server does, applies the API defaults (absent fields keep the
+// A decoder reads a whole object document ({apiVersion, kind, metadata, spec, status}: an
+// ordered_json, or a view into a JsonParser's document), leaves unknown fields aside as the API
+// server does, applies the API defaults (absent fields keep the
 // value types' defaults; a container's limits stand in for missing requests), and fails with
 // "field.path: rule" on a wrong type or an unparsable value. Semantic checks live in
 // api/validation.h. An encoder writes what kubectl would print, omitting empty fields, and
@@ -13,6 +14,7 @@
 
 #include "api/ec2nodeclass.h"
 #include "api/instance_type_catalog.h"
+#include "api/json_view.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
 #include "api/nodepool.h"
@@ -24,20 +26,20 @@
 
 namespace nodesmith::api {
 
-core::Status DecodePod(const nlohmann::ordered_json& doc, Pod* out);
-core::Status DecodeNode(const nlohmann::ordered_json& doc, Node* out);
-core::Status DecodePersistentVolumeClaim(const nlohmann::ordered_json& doc, PersistentVolumeClaim* out);
-core::Status DecodePersistentVolume(const nlohmann::ordered_json& doc, PersistentVolume* out);
-core::Status DecodeStorageClass(const nlohmann::ordered_json& doc, StorageClass* out);
+core::Status DecodePod(const JsonView& doc, Pod* out);
+core::Status DecodeNode(const JsonView& doc, Node* out);
+core::Status DecodePersistentVolumeClaim(const JsonView& doc, PersistentVolumeClaim* out);
+core::Status DecodePersistentVolume(const JsonView& doc, PersistentVolume* out);
+core::Status DecodeStorageClass(const JsonView& doc, StorageClass* out);
 // Deployment, ReplicaSet or StatefulSet, by the document's kind.
-core::Status DecodeReplicatedWorkload(const nlohmann::ordered_json& doc, ReplicatedWorkload* out);
-core::Status DecodeDaemonSet(const nlohmann::ordered_json& doc, DaemonSet* out);
-core::Status DecodeJob(const nlohmann::ordered_json& doc, Job* out);
-core::Status DecodePodDisruptionBudget(const nlohmann::ordered_json& doc, PodDisruptionBudget* out);
-core::Status DecodeNodePool(const nlohmann::ordered_json& doc, NodePool* out);
-core::Status DecodeNodeClaim(const nlohmann::ordered_json& doc, NodeClaim* out);
-core::Status DecodeEC2NodeClass(const nlohmann::ordered_json& doc, EC2NodeClass* out);
-core::Status DecodeInstanceTypeCatalog(const nlohmann::ordered_json& doc, InstanceTypeCatalog* out);
+core::Status DecodeReplicatedWorkload(const JsonView& doc, ReplicatedWorkload* out);
+core::Status DecodeDaemonSet(const JsonView& doc, DaemonSet* out);
+core::Status DecodeJob(const JsonView& doc, Job* out);
+core::Status DecodePodDisruptionBudget(const JsonView& doc, PodDisruptionBudget* out);
+core::Status DecodeNodePool(const JsonView& doc, NodePool* out);
+core::Status DecodeNodeClaim(const JsonView& doc, NodeClaim* out);
+core::Status DecodeEC2NodeClass(const JsonView& doc, EC2NodeClass* out);
+core::Status DecodeInstanceTypeCatalog(const JsonView& doc, InstanceTypeCatalog* out);
 
 nlohmann::ordered_json EncodePod(const Pod& v);
 nlohmann::ordered_json EncodeNode(const Node& v);

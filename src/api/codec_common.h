@@ -29,9 +29,9 @@ Json EncodePodTemplate(const PodTemplateSpec& t);
 
 // Runs `decode` on a Reader over `doc` and returns its first error.
 template <typename F>
-core::Status DecodeDocument(const Json& doc, F decode) {
+core::Status DecodeDocument(const JsonView& doc, F decode) {
   DecodeErrors errors;
-  Reader r(&doc, "", &errors);
+  Reader r(doc, "", &errors);
   if (r.ok()) decode(r);
   return errors.ToStatus();
 }

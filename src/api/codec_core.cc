@@ -7,15 +7,16 @@ namespace nodesmith::api {
 namespace {
 
 void DecodeIntOrString(const Reader& r, const char* key, std::optional<IntOrString>* out) {
-  const Json* v = r.ok() ? r.Get(key) : nullptr;
-  if (v == nullptr) return;
+  if (!r.ok()) return;
+  const JsonView v = r.Get(key);
+  if (v.is_null()) return;
   IntOrString x;
-  if (v->is_string()) {
+  if (v.is_string()) {
     x.is_string = true;
-    x.str_value = v->get<std::string>();
+    x.str_value = v.GetString();
   } else {
     int64_t n = 0;
-    if (!r.AsInt64(*v, r.PathOf(key), INT32_MIN, INT32_MAX, &n)) return;
+    if (!r.AsInt64(v, r.PathOf(key), INT32_MIN, INT32_MAX, &n)) return;
     x.int_value = static_cast<int>(n);
   }
   *out = x;
@@ -30,7 +31,7 @@ constexpr const char* kBetaDefaultClassAnnotation = "storageclass.beta.kubernete
 
 }  // namespace
 
-core::Status DecodePod(const Json& doc, Pod* out) {
+core::Status DecodePod(const JsonView& doc, Pod* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) { DecodePodSpec(s, &out->spec); });
@@ -56,7 +57,7 @@ Json EncodePod(const Pod& v) {
   return j;
 }
 
-core::Status DecodeNode(const Json& doc, Node* out) {
+core::Status DecodeNode(const JsonView& doc, Node* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -91,7 +92,7 @@ Json EncodeNode(const Node& v) {
   return j;
 }
 
-core::Status DecodePersistentVolumeClaim(const Json& doc, PersistentVolumeClaim* out) {
+core::Status DecodePersistentVolumeClaim(const JsonView& doc, PersistentVolumeClaim* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -113,7 +114,7 @@ Json EncodePersistentVolumeClaim(const PersistentVolumeClaim& v) {
   return j;
 }
 
-core::Status DecodePersistentVolume(const Json& doc, PersistentVolume* out) {
+core::Status DecodePersistentVolume(const JsonView& doc, PersistentVolume* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -147,7 +148,7 @@ Json EncodePersistentVolume(const PersistentVolume& v) {
   return j;
 }
 
-core::Status DecodeStorageClass(const Json& doc, StorageClass* out) {
+core::Status DecodeStorageClass(const JsonView& doc, StorageClass* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Str("provisioner", &out->provisioner);
@@ -188,7 +189,7 @@ Json EncodeStorageClass(const StorageClass& v) {
   return j;
 }
 
-core::Status DecodeReplicatedWorkload(const Json& doc, ReplicatedWorkload* out) {
+core::Status DecodeReplicatedWorkload(const JsonView& doc, ReplicatedWorkload* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     r.Str("kind", &out->kind);
     DecodeMeta(r, &out->metadata);
@@ -211,7 +212,7 @@ Json EncodeReplicatedWorkload(const ReplicatedWorkload& v) {
   return j;
 }
 
-core::Status DecodeDaemonSet(const Json& doc, DaemonSet* out) {
+core::Status DecodeDaemonSet(const JsonView& doc, DaemonSet* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -231,7 +232,7 @@ Json EncodeDaemonSet(const DaemonSet& v) {
   return j;
 }
 
-core::Status DecodeJob(const Json& doc, Job* out) {
+core::Status DecodeJob(const JsonView& doc, Job* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -253,7 +254,7 @@ Json EncodeJob(const Job& v) {
   return j;
 }
 
-core::Status DecodePodDisruptionBudget(const Json& doc, PodDisruptionBudget* out) {
+core::Status DecodePodDisruptionBudget(const JsonView& doc, PodDisruptionBudget* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {

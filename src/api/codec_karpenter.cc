@@ -15,9 +15,9 @@ constexpr const char* kGracePattern = "^([0-9]+(s|m|h))+$";
 constexpr const char* kBudgetDurationPattern = "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$";
 
 bool MatchesPattern(const Reader& r, const char* key, const char* pattern) {
-  const Json* v = r.ok() ? r.Get(key) : nullptr;
-  if (v == nullptr || !v->is_string()) return true;  // the typed read reports wrong types
-  const std::string& s = v->get_ref<const std::string&>();
+  const JsonView v = r.ok() ? r.Get(key) : JsonView();
+  if (!v.is_string()) return true;  // the typed read reports wrong types
+  const std::string s(v.GetString());
   if (s.size() <= 64 && std::regex_search(s, std::regex(pattern))) return true;
   r.Fail(r.PathOf(key), "\"" + (s.size() > 64 ? s.substr(0, 64) + "..." : s) +
                             "\" is not a valid duration (must match " + pattern + ")");
@@ -47,8 +47,8 @@ Json EncodeNodeClassRef(const NodeClassReference& ref) {
 
 void DecodeBudget(const Reader& r, Budget* b) {
   // The CRD types nodes as a string; a bare number ("nodes: 5") is taken as its text.
-  if (const Json* v = r.Get("nodes"); v != nullptr && v->is_number_integer()) {
-    b->nodes = v->dump();
+  if (const JsonView v = r.Get("nodes"); v.is_integer()) {
+    b->nodes = v.Dump();
   } else {
     r.Str("nodes", &b->nodes);
   }
@@ -119,8 +119,8 @@ void DecodeBlockDeviceMapping(const Reader& r, BlockDeviceMapping* m) {
   r.Bool("rootVolume", &m->root_volume);
   r.Object("ebs", [&](const Reader& e) {
     // Sizes are quantities; a bare number of bytes is accepted as its text.
-    if (const Json* v = e.Get("volumeSize"); v != nullptr && v->is_number_integer()) {
-      m->ebs.volume_size = v->dump();
+    if (const JsonView v = e.Get("volumeSize"); v.is_integer()) {
+      m->ebs.volume_size = v.Dump();
     } else {
       e.Str("volumeSize", &m->ebs.volume_size);
     }
@@ -188,7 +188,7 @@ Json EncodeOffering(const CatalogOffering& o) {
 
 }  // namespace
 
-core::Status DecodeNodePool(const Json& doc, NodePool* out) {
+core::Status DecodeNodePool(const JsonView& doc, NodePool* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -258,7 +258,7 @@ Json EncodeNodePool(const NodePool& v) {
   return j;
 }
 
-core::Status DecodeNodeClaim(const Json& doc, NodeClaim* out) {
+core::Status DecodeNodeClaim(const JsonView& doc, NodeClaim* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -310,7 +310,7 @@ Json EncodeNodeClaim(const NodeClaim& v) {
   return j;
 }
 
-core::Status DecodeEC2NodeClass(const Json& doc, EC2NodeClass* out) {
+core::Status DecodeEC2NodeClass(const JsonView& doc, EC2NodeClass* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {
@@ -421,7 +421,7 @@ Json EncodeEC2NodeClass(const EC2NodeClass& v) {
   return j;
 }
 
-core::Status DecodeInstanceTypeCatalog(const Json& doc, InstanceTypeCatalog* out) {
+core::Status DecodeInstanceTypeCatalog(const JsonView& doc, InstanceTypeCatalog* out) {
   return DecodeDocument(doc, [&](const Reader& r) {
     DecodeMeta(r, &out->metadata);
     r.Object("spec", [&](const Reader& s) {

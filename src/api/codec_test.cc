@@ -274,7 +274,7 @@ struct RoundTrip {
 };
 
 template <typename T>
-std::function<Json(const Json&)> Cycle(core::Status (*decode)(const Json&, T*), Json (*encode)(const T&)) {
+std::function<Json(const Json&)> Cycle(core::Status (*decode)(const JsonView&, T*), Json (*encode)(const T&)) {
   return [decode, encode](const Json& in) {
     T v{};
     core::Status st = decode(in, &v);

@@ -10,41 +10,35 @@ core::Status DecodeErrors::ToStatus() const {
   return core::Status::Invalid(path.empty() ? message : path + ": " + message);
 }
 
-std::string DescribeJson(const Json& v) {
+std::string DescribeJson(const JsonView& v) {
   switch (v.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return std::string("the boolean ") + (v.get<bool>() ? "true" : "false");
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "the number " + v.dump();
-    case Json::value_t::string: {
-      const auto& s = v.get_ref<const std::string&>();
+    case JsonView::Type::kNull: return "null";
+    case JsonView::Type::kBool: return std::string("the boolean ") + (v.GetBool() ? "true" : "false");
+    case JsonView::Type::kInt:
+    case JsonView::Type::kUint:
+    case JsonView::Type::kDouble: return "the number " + v.Dump();
+    case JsonView::Type::kString: {
+      std::string_view s = v.GetString();
       if (s.size() > 40) return "a string of " + std::to_string(s.size()) + " bytes";
-      return "the string " + Json(s).dump();
+      return "the string " + Json(std::string(s)).dump();
     }
-    case Json::value_t::array: return "a list";
-    case Json::value_t::object: return "a mapping";
-    default: return "an unsupported value";
+    case JsonView::Type::kArray: return "a list";
+    case JsonView::Type::kObject: return "a mapping";
   }
+  return "an unsupported value";
 }
 
-Reader::Reader(const Json* object, std::string path, DecodeErrors* errors)
+Reader::Reader(const JsonView& object, std::string path, DecodeErrors* errors)
     : object_(object), path_(std::move(path)), errors_(errors) {
-  if (object_ != nullptr && !object_->is_null() && !object_->is_object()) {
-    Fail(path_, "expected a mapping, got " + DescribeJson(*object_));
-    object_ = nullptr;
+  if (!object_.is_null() && !object_.is_object()) {
+    Fail(path_, "expected a mapping, got " + DescribeJson(object_));
+    object_ = JsonView();
   }
-  if (object_ != nullptr && object_->is_null()) object_ = nullptr;
 }
 
-bool Reader::Has(const char* key) const { return Get(key) != nullptr; }
+bool Reader::Has(const char* key) const { return !Get(key).is_null(); }
 
-const Json* Reader::Get(const char* key) const {
-  if (object_ == nullptr) return nullptr;
-  auto it = object_->find(key);
-  if (it == object_->end() || it->is_null()) return nullptr;
-  return &*it;
-}
+JsonView Reader::Get(const char* key) const { return object_.Find(key); }
 
 void Reader::Fail(const std::string& path, const std::string& message) const {
   if (errors_->failed) return;
@@ -53,53 +47,56 @@ void Reader::Fail(const std::string& path, const std::string& message) const {
   errors_->message = message;
 }
 
-bool Reader::AsString(const Json& v, const std::string& path, std::string* out) const {
+bool Reader::AsString(const JsonView& v, const std::string& path, std::string* out) const {
   if (!v.is_string()) {
     Fail(path, "expected a string, got " + DescribeJson(v));
     return false;
   }
-  *out = v.get<std::string>();
+  *out = v.GetString();
   return true;
 }
 
-bool Reader::AsInt64(const Json& v, const std::string& path, int64_t lo, int64_t hi,
+bool Reader::AsInt64(const JsonView& v, const std::string& path, int64_t lo, int64_t hi,
                      int64_t* out) const {
   auto range = [&] {
     Fail(path, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
                    ", got " + DescribeJson(v));
     return false;
   };
-  if (v.is_number_integer() && !v.is_number_unsigned()) {
-    int64_t n = v.get<int64_t>();
-    if (n < lo || n > hi) return range();
-    *out = n;
-    return true;
-  }
-  if (v.is_number_unsigned()) {
-    uint64_t n = v.get<uint64_t>();
-    if (n > static_cast<uint64_t>(hi)) return range();
-    *out = static_cast<int64_t>(n);
-    return true;
-  }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    // JSON writers (and kubectl) print 3 as 3.0 at times; whole numbers are accepted.
-    if (std::trunc(d) == d && d >= static_cast<double>(lo) && d <= static_cast<double>(hi)) {
-      *out = static_cast<int64_t>(d);
+  switch (v.type()) {
+    case JsonView::Type::kInt: {
+      int64_t n = v.GetInt64();
+      if (n < lo || n > hi) return range();
+      *out = n;
       return true;
     }
-    return range();
+    case JsonView::Type::kUint: {
+      uint64_t n = v.GetUint64();
+      if (n > static_cast<uint64_t>(hi)) return range();
+      *out = static_cast<int64_t>(n);
+      return true;
+    }
+    case JsonView::Type::kDouble: {
+      double d = v.GetDouble();
+      // JSON writers (and kubectl) print 3 as 3.0 at times; whole numbers are accepted.
+      if (std::trunc(d) == d && d >= static_cast<double>(lo) && d <= static_cast<double>(hi)) {
+        *out = static_cast<int64_t>(d);
+        return true;
+      }
+      return range();
+    }
+    default:
+      Fail(path, "expected an integer, got " + DescribeJson(v));
+      return false;
   }
-  Fail(path, "expected an integer, got " + DescribeJson(v));
-  return false;
 }
 
-bool Reader::AsQuantity(const Json& v, const std::string& path, Quantity* out) const {
+bool Reader::AsQuantity(const JsonView& v, const std::string& path, Quantity* out) const {
   std::string text;
   if (v.is_string()) {
-    text = v.get<std::string>();
+    text = v.GetString();
   } else if (v.is_number()) {
-    text = v.dump();
+    text = v.Dump();
   } else {
     Fail(path, "expected a quantity (a string like \"500m\" or a number), got " + DescribeJson(v));
     return false;
@@ -119,19 +116,22 @@ bool Reader::AsQuantity(const Json& v, const std::string& path, Quantity* out) c
 }
 
 void Reader::Str(const char* key, std::string* out) const {
-  if (const Json* v = ok() ? Get(key) : nullptr) AsString(*v, PathOf(key), out);
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null()) AsString(v, PathOf(key), out);
 }
 
 void Reader::Str(const char* key, std::optional<std::string>* out) const {
   std::string s;
-  if (const Json* v = ok() ? Get(key) : nullptr; v && AsString(*v, PathOf(key), &s)) *out = s;
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null() && AsString(v, PathOf(key), &s)) *out = std::move(s);
 }
 
 void Reader::Int(const char* key, int* out) const {
   int64_t n;
-  if (const Json* v = ok() ? Get(key) : nullptr;
-      v && AsInt64(*v, PathOf(key), std::numeric_limits<int32_t>::min(),
-                   std::numeric_limits<int32_t>::max(), &n)) {
+  if (!ok()) return;
+  if (JsonView v = Get(key);
+      !v.is_null() && AsInt64(v, PathOf(key), std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int32_t>::max(), &n)) {
     *out = static_cast<int>(n);
   }
 }
@@ -145,8 +145,9 @@ void Reader::Int(const char* key, std::optional<int>* out) const {
 }
 
 void Reader::Int64(const char* key, int64_t* out) const {
-  if (const Json* v = ok() ? Get(key) : nullptr) {
-    AsInt64(*v, PathOf(key), std::numeric_limits<int64_t>::min(),
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null()) {
+    AsInt64(v, PathOf(key), std::numeric_limits<int64_t>::min(),
             std::numeric_limits<int64_t>::max(), out);
   }
 }
@@ -160,10 +161,11 @@ void Reader::Int64(const char* key, std::optional<int64_t>* out) const {
 }
 
 void Reader::Bool(const char* key, bool* out) const {
-  const Json* v = ok() ? Get(key) : nullptr;
-  if (v == nullptr) return;
-  if (!v->is_boolean()) return Fail(PathOf(key), "expected true or false, got " + DescribeJson(*v));
-  *out = v->get<bool>();
+  if (!ok()) return;
+  JsonView v = Get(key);
+  if (v.is_null()) return;
+  if (!v.is_bool()) return Fail(PathOf(key), "expected true or false, got " + DescribeJson(v));
+  *out = v.GetBool();
 }
 
 void Reader::Bool(const char* key, std::optional<bool>* out) const {
@@ -175,15 +177,16 @@ void Reader::Bool(const char* key, std::optional<bool>* out) const {
 }
 
 void Reader::Double(const char* key, std::optional<double>* out) const {
-  const Json* v = ok() ? Get(key) : nullptr;
-  if (v == nullptr) return;
-  if (v->is_number()) {
-    *out = v->get<double>();
+  if (!ok()) return;
+  JsonView v = Get(key);
+  if (v.is_null()) return;
+  if (v.is_number()) {
+    *out = v.GetDouble();
     return;
   }
   // Prices are sometimes quoted ("0.83"); accept a string holding a finite number.
-  if (v->is_string()) {
-    const std::string& s = v->get_ref<const std::string&>();
+  if (v.is_string()) {
+    const std::string s(v.GetString());
     char* end = nullptr;
     double d = std::strtod(s.c_str(), &end);
     if (!s.empty() && end == s.c_str() + s.size() && std::isfinite(d)) {
@@ -191,49 +194,57 @@ void Reader::Double(const char* key, std::optional<double>* out) const {
       return;
     }
   }
-  Fail(PathOf(key), "expected a number, got " + DescribeJson(*v));
+  Fail(PathOf(key), "expected a number, got " + DescribeJson(v));
 }
 
 void Reader::StrMap(const char* key, std::map<std::string, std::string>* out) const {
-  const Json* v = ok() ? Get(key) : nullptr;
-  if (v == nullptr) return;
-  if (!v->is_object()) return Fail(PathOf(key), "expected a mapping, got " + DescribeJson(*v));
+  if (!ok()) return;
+  JsonView v = Get(key);
+  if (v.is_null()) return;
+  if (!v.is_object()) return Fail(PathOf(key), "expected a mapping, got " + DescribeJson(v));
   out->clear();
-  for (auto it = v->begin(); it != v->end() && ok(); ++it) {
+  v.ForEachMember([&](std::string_view k, const JsonView& value) {
+    if (!ok()) return;
     std::string s;
-    if (it->is_null()) {
-      (*out)[it.key()] = "";
-    } else if (AsString(*it, PathOf(key) + "[" + it.key() + "]", &s)) {
-      (*out)[it.key()] = s;
+    if (value.is_null()) {
+      (*out)[std::string(k)] = "";
+    } else if (AsString(value, PathOf(key) + "[" + std::string(k) + "]", &s)) {
+      (*out)[std::string(k)] = std::move(s);
     }
-  }
+  });
 }
 
 void Reader::StrList(const char* key, std::vector<std::string>* out) const {
-  const Json* v = ok() ? Get(key) : nullptr;
-  if (v == nullptr) return;
-  if (!v->is_array()) return Fail(PathOf(key), "expected a list, got " + DescribeJson(*v));
+  if (!ok()) return;
+  JsonView v = Get(key);
+  if (v.is_null()) return;
+  if (!v.is_array()) return Fail(PathOf(key), "expected a list, got " + DescribeJson(v));
   out->clear();
-  for (size_t i = 0; i < v->size() && ok(); ++i) {
+  out->reserve(v.size());
+  v.ForEachElement([&](size_t i, const JsonView& element) {
+    if (!ok()) return;
     std::string s;
-    if (AsString((*v)[i], PathOf(key) + "[" + std::to_string(i) + "]", &s)) out->push_back(s);
-  }
+    if (AsString(element, PathOf(key) + "[" + std::to_string(i) + "]", &s)) out->push_back(std::move(s));
+  });
 }
 
 void Reader::Resources(const char* key, ResourceList* out) const {
-  const Json* v = ok() ? Get(key) : nullptr;
-  if (v == nullptr) return;
-  if (!v->is_object()) return Fail(PathOf(key), "expected a mapping, got " + DescribeJson(*v));
+  if (!ok()) return;
+  JsonView v = Get(key);
+  if (v.is_null()) return;
+  if (!v.is_object()) return Fail(PathOf(key), "expected a mapping, got " + DescribeJson(v));
   *out = ResourceList();
-  for (auto it = v->begin(); it != v->end() && ok(); ++it) {
+  v.ForEachMember([&](std::string_view k, const JsonView& value) {
+    if (!ok()) return;
     Quantity q;
-    if (AsQuantity(*it, PathOf(key) + "[" + it.key() + "]", &q)) out->Set(it.key(), q);
-  }
+    if (AsQuantity(value, PathOf(key) + "[" + std::string(k) + "]", &q)) out->Set(std::string(k), q);
+  });
 }
 
 void Reader::Time(const char* key, std::optional<core::Time>* out) const {
   std::string s;
-  if (const Json* v = ok() ? Get(key) : nullptr; v && AsString(*v, PathOf(key), &s)) {
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null() && AsString(v, PathOf(key), &s)) {
     auto t = core::ParseRfc3339(s);
     if (!t.ok()) return Fail(PathOf(key), t.status().message());
     *out = *t;
@@ -242,7 +253,8 @@ void Reader::Time(const char* key, std::optional<core::Time>* out) const {
 
 void Reader::Duration(const char* key, std::optional<core::Duration>* out) const {
   std::string s;
-  if (const Json* v = ok() ? Get(key) : nullptr; v && AsString(*v, PathOf(key), &s)) {
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null() && AsString(v, PathOf(key), &s)) {
     auto d = core::ParseDuration(s);
     if (!d.ok()) return Fail(PathOf(key), d.status().message());
     *out = *d;
@@ -251,7 +263,8 @@ void Reader::Duration(const char* key, std::optional<core::Duration>* out) const
 
 void Reader::NillableDuration(const char* key, core::NillableDuration* out) const {
   std::string s;
-  if (const Json* v = ok() ? Get(key) : nullptr; v && AsString(*v, PathOf(key), &s)) {
+  if (!ok()) return;
+  if (JsonView v = Get(key); !v.is_null() && AsString(v, PathOf(key), &s)) {
     auto d = core::ParseNillableDuration(s);
     if (!d.ok()) return Fail(PathOf(key), d.status().message());
     *out = *d;

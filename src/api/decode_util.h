@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_view.h"
 #include "api/resource_list.h"
 #include "core/duration.h"
 #include "core/status.h"
@@ -32,20 +33,20 @@ struct DecodeErrors {
 };
 
 // "a string", "a number 5", "a list" — for "expected X, got Y" messages.
-std::string DescribeJson(const Json& v);
+std::string DescribeJson(const JsonView& v);
 
 class Reader {
  public:
   // `object` may be null (absent); it must otherwise be a JSON object or an error is recorded.
-  Reader(const Json* object, std::string path, DecodeErrors* errors);
+  Reader(const JsonView& object, std::string path, DecodeErrors* errors);
 
   bool ok() const { return !errors_->failed; }
   const std::string& path() const { return path_; }
   DecodeErrors* errors() const { return errors_; }
   // Present and not null.
   bool Has(const char* key) const;
-  // The value or nullptr when absent/null.
-  const Json* Get(const char* key) const;
+  // The value; a null view when absent or null.
+  JsonView Get(const char* key) const;
   std::string PathOf(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
   // Records an error at `path` (only the first is kept).
   void Fail(const std::string& path, const std::string& message) const;
@@ -77,25 +78,28 @@ class Reader {
   template <typename T, typename F>
   void List(const char* key, std::vector<T>* out, F fn) const {
     if (!ok() || !Has(key)) return;
-    const Json& list = *Get(key);
+    const JsonView list = Get(key);
     if (!list.is_array()) return Fail(PathOf(key), "expected a list, got " + DescribeJson(list));
     out->clear();
-    for (size_t i = 0; i < list.size() && ok(); ++i) {
-      Reader item(&list[i], PathOf(key) + "[" + std::to_string(i) + "]", errors_);
+    out->reserve(list.size());
+    list.ForEachElement([&](size_t i, const JsonView& element) {
+      if (!ok()) return;
+      Reader item(element, PathOf(key) + "[" + std::to_string(i) + "]", errors_);
       if (!item.ok()) return;
       T value{};
       fn(item, &value);
       out->push_back(std::move(value));
-    }
+    });
   }
 
   // Value-level conversions used by the field readers (and by decoders for odd shapes).
-  bool AsString(const Json& v, const std::string& path, std::string* out) const;
-  bool AsInt64(const Json& v, const std::string& path, int64_t lo, int64_t hi, int64_t* out) const;
-  bool AsQuantity(const Json& v, const std::string& path, Quantity* out) const;
+  bool AsString(const JsonView& v, const std::string& path, std::string* out) const;
+  bool AsInt64(const JsonView& v, const std::string& path, int64_t lo, int64_t hi,
+               int64_t* out) const;
+  bool AsQuantity(const JsonView& v, const std::string& path, Quantity* out) const;
 
  private:
-  const Json* object_;
+  JsonView object_;  // null when absent
   std::string path_;
   DecodeErrors* errors_;
 };

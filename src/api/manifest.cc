@@ -133,7 +133,7 @@ std::string Prefix(const Sourced<Json>& doc) {
 }
 
 template <typename T>
-using DecodeFn = core::Status (*)(const Json&, T*);
+using DecodeFn = core::Status (*)(const JsonView&, T*);
 
 // Decodes into `list`, fills the namespace, validates; all errors carry the document prefix.
 template <typename T, typename V>

@@ -13,12 +13,9 @@ namespace {
 constexpr auto kInitialBackoff = std::chrono::milliseconds(800);
 constexpr auto kMaxBackoff = std::chrono::seconds(30);
 
-std::string MetaString(const Json& doc, const char* field) {
-  if (!doc.is_object()) return "";
-  auto m = doc.find("metadata");
-  if (m == doc.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+std::string MetaString(const api::JsonView& doc, const char* field) {
+  const api::JsonView value = doc.Find("metadata").Find(field);
+  return value.is_string() ? std::string(value.GetString()) : "";
 }
 
 std::chrono::milliseconds Jittered(std::chrono::milliseconds d) {
@@ -108,7 +105,7 @@ void Informer::NoteVersionLocked(const std::string& rv) {
   }
 }
 
-CachedObjectPtr Informer::Decode(const Json& doc) {
+CachedObjectPtr Informer::Decode(const api::JsonView& doc) {
   auto decoded = DecodeObject(resource_, doc);
   if (!decoded.ok()) {
     decode_errors_.fetch_add(1);
@@ -181,7 +178,7 @@ void Informer::Announce(const std::vector<Pending>& pending) {
   }
 }
 
-bool Informer::Apply(CacheEventType type, const Json& object) {
+bool Informer::Apply(CacheEventType type, const api::JsonView& object) {
   std::vector<Pending> pending;
   {
     CachedObjectPtr entry = Decode(object);
@@ -214,12 +211,13 @@ core::Result<std::string> Informer::Relist() {
   // parsed JSON of the whole list (several times the cache's size) is never held at once.
   std::map<Key, CachedObjectPtr> fresh;
   std::string list_rv;
+  api::JsonParser parser;  // one page's document at a time
   for (int restart = 0;; ++restart) {
-    std::string token, next;
+    std::string token;
     bool expired = false;
     fresh.clear();
     do {
-      auto page = client_.ListPage(resource_, options_.namespace_, options, token, &next);
+      auto page = client_.ListPageIn(parser, resource_, options_.namespace_, options, token);
       if (!page.ok()) {
         if (IsExpired(page.status()) && restart < 3) {  // the continue token expired: start over
           expired = true;
@@ -227,12 +225,12 @@ core::Result<std::string> Informer::Relist() {
         }
         return page.status();
       }
-      for (const Json& item : page->items) {
+      for (const api::JsonView& item : page->items) {
         CachedObjectPtr entry = Decode(item);
         if (entry != nullptr) fresh.emplace(Key{entry->namespace_, entry->name}, std::move(entry));
       }
       list_rv = page->resource_version;
-      token = next;
+      token = page->next;
     } while (!token.empty() && !stop_.load());
     if (!expired) break;
   }
@@ -297,7 +295,7 @@ void Informer::Run() {
     uint64_t events_before = events_applied_.load();
     core::Status st = client_.Watch(
         resource_, options_.namespace_, w,
-        [&](WatchEventKind kind, Json& object) {
+        [&](WatchEventKind kind, const api::JsonView& object) {
           std::vector<Pending> pending;
           if (kind == WatchEventKind::kError) return false;
           std::string rv = MetaString(object, "resourceVersion");

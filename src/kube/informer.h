@@ -94,7 +94,7 @@ class Informer {
   // when the cache already holds this version or a newer one, or when the watch has already
   // delivered this version (the cache then shows what became of the object since, even its
   // deletion).
-  bool Apply(CacheEventType type, const Json& object);
+  bool Apply(CacheEventType type, const api::JsonView& object);
 
   // The newest resourceVersion the informer has seen (items, bookmarks, lists).
   std::string last_resource_version() const;
@@ -117,7 +117,7 @@ class Informer {
   // One LIST into the cache. Returns the list's resourceVersion.
   core::Result<std::string> Relist();
   // Decodes `doc` into a cache entry (null and logged when it does not decode).
-  CachedObjectPtr Decode(const Json& doc);
+  CachedObjectPtr Decode(const api::JsonView& doc);
   // REQUIRES: mu_ held.
   void UpsertLocked(CachedObjectPtr entry, std::vector<Pending>* out);
   void RemoveLocked(const Key& key, const std::string& rv, std::vector<Pending>* out);

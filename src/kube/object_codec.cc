@@ -7,7 +7,8 @@ namespace nodesmith::kube {
 namespace {
 
 template <typename T>
-core::Result<cluster::Object> Decode(core::Status (*decode)(const Json&, T*), const Json& doc) {
+core::Result<cluster::Object> Decode(core::Status (*decode)(const api::JsonView&, T*),
+                                     const api::JsonView& doc) {
   T value;
   core::Status st = decode(doc, &value);
   if (!st.ok()) return st;
@@ -16,7 +17,7 @@ core::Result<cluster::Object> Decode(core::Status (*decode)(const Json&, T*), co
 
 }  // namespace
 
-core::Result<cluster::Object> DecodeObject(const ResourceType& r, const Json& doc) {
+core::Result<cluster::Object> DecodeObject(const ResourceType& r, const api::JsonView& doc) {
   using namespace resources;
   if (&r == &kPods) return Decode(api::DecodePod, doc);
   if (&r == &kNodes) return Decode(api::DecodeNode, doc);
@@ -24,10 +25,11 @@ core::Result<cluster::Object> DecodeObject(const ResourceType& r, const Json& do
   if (&r == &kNodePools) return Decode(api::DecodeNodePool, doc);
   if (&r == &kEC2NodeClasses) return Decode(api::DecodeEC2NodeClass, doc);
   if (&r == &kDeployments || &r == &kReplicaSets || &r == &kStatefulSets) {
-    if (doc.contains("kind")) return Decode(api::DecodeReplicatedWorkload, doc);
-    Json copy = doc;
-    copy["kind"] = std::string(r.kind);
-    return Decode(api::DecodeReplicatedWorkload, copy);
+    api::ReplicatedWorkload workload;
+    core::Status st = api::DecodeReplicatedWorkload(doc, &workload);
+    if (!st.ok()) return st;
+    if (workload.kind.empty()) workload.kind = r.kind;  // a list's item names no kind
+    return cluster::Object(std::move(workload));
   }
   if (&r == &kDaemonSets) return Decode(api::DecodeDaemonSet, doc);
   if (&r == &kJobs) return Decode(api::DecodeJob, doc);

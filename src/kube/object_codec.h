@@ -4,6 +4,7 @@
 // value (kube/json_merge.h puts it back on writes).
 #pragma once
 
+#include "api/json_view.h"
 #include "cluster/cluster_api.h"
 #include "core/status.h"
 #include "kube/resources.h"
@@ -12,8 +13,8 @@
 namespace nodesmith::kube {
 
 // REQUIRES: `r` is one of ResourcesOf(some cluster::Kind). The namespace of a namespaced object
-// is kept as the server sent it.
-core::Result<cluster::Object> DecodeObject(const ResourceType& r, const Json& doc);
+// is kept as the server sent it. `doc` may lack apiVersion and kind, as a list's items do.
+core::Result<cluster::Object> DecodeObject(const ResourceType& r, const api::JsonView& doc);
 // apiVersion, kind, metadata, spec, status as api/codec.h writes them.
 Json EncodeObject(const cluster::Object& object);
 

@@ -21,6 +21,11 @@ std::string PatchContentType(PatchType type) {
   return "application/merge-patch+json";
 }
 
+core::Status NotJson(const RequestContext& context, const std::string& path) {
+  return core::Status::Internal("the API server's answer to " + context.verb + " " + path +
+                                " is not JSON");
+}
+
 // Full jitter: a uniform wait in [0, min(cap, base * 2^attempt)).
 std::chrono::milliseconds Backoff(int attempt) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
@@ -64,6 +69,18 @@ void RestClient::Throttle() {
 
 core::Result<Json> RestClient::Send(HttpRequest request, const RequestContext& context,
                                     bool idempotent, long* http_status) {
+  const std::string path = request.path;
+  auto body = SendForBody(std::move(request), context, idempotent, http_status);
+  if (!body.ok()) return body.status();
+  if (body->empty()) return Json();
+  Json doc = Json::parse(*body, nullptr, false);
+  if (doc.is_discarded()) return NotJson(context, path);
+  return doc;
+}
+
+core::Result<std::string> RestClient::SendForBody(HttpRequest request,
+                                                  const RequestContext& context, bool idempotent,
+                                                  long* http_status) {
   for (int attempt = 0;; ++attempt) {
     Throttle();
     auto response = transport_->Do(request);
@@ -79,14 +96,7 @@ core::Result<Json> RestClient::Send(HttpRequest request, const RequestContext& c
       return response.status();
     }
     if (http_status != nullptr) *http_status = response->status;
-    if (response->status >= 200 && response->status < 300) {
-      if (response->body.empty()) return Json();
-      Json doc = Json::parse(response->body, nullptr, false);
-      if (doc.is_discarded())
-        return core::Status::Internal("the API server's answer to " + context.verb + " " +
-                                      request.path + " is not JSON");
-      return doc;
-    }
+    if (response->status >= 200 && response->status < 300) return std::move(response->body);
     bool retry_write = response->status == 429 || response->status == 503;
     if (!last && IsRetryable(*response, context) && (idempotent || retry_write)) {
       std::this_thread::sleep_for(RetryAfter(*response, attempt));
@@ -109,10 +119,9 @@ core::Result<Json> RestClient::GetPath(const std::string& path) {
   return Send(std::move(request), {"get", nullptr, "", path, ""}, true);
 }
 
-core::Result<ListResult> RestClient::ListPage(const ResourceType& r, const std::string& ns,
-                                              const ListOptions& options,
-                                              const std::string& continue_token,
-                                              std::string* next) {
+core::Result<ListPageView> RestClient::ListPageIn(api::JsonParser& parser, const ResourceType& r,
+                                                  const std::string& ns, const ListOptions& options,
+                                                  const std::string& continue_token) {
   std::string path = r.CollectionPath(ns);
   if (options.limit > 0) path = AddQuery(path, "limit", std::to_string(options.limit));
   if (!continue_token.empty()) path = AddQuery(path, "continue", continue_token);
@@ -122,30 +131,43 @@ core::Result<ListResult> RestClient::ListPage(const ResourceType& r, const std::
   if (!options.field_selector.empty()) path = AddQuery(path, "fieldSelector", options.field_selector);
   HttpRequest request;
   request.path = path;
-  auto doc = Send(std::move(request), {"list", &r, ns, "", ""}, true);
-  if (!doc.ok()) return doc.status();
-  ListResult result;
-  Json& list = doc.value();
-  if (!list.is_object())
+  const RequestContext context{"list", &r, ns, "", ""};
+  auto body = SendForBody(std::move(request), context, true);
+  if (!body.ok()) return body.status();
+  auto list = parser.Parse(*body);
+  if (!list.ok()) return NotJson(context, path);
+  if (!list->is_object())
     return core::Status::Internal("list " + r.QualifiedResource() + ": the answer is not an object");
-  std::string kind(r.kind);
-  if (list.contains("items") && list["items"].is_array()) {
-    result.items.reserve(list["items"].size());
-    for (Json& item : list["items"]) {
-      // Items of a list carry no kind or apiVersion; put them back so each is a whole document.
-      if (!item.contains("apiVersion")) item["apiVersion"] = r.ApiVersion();
-      if (!item.contains("kind")) item["kind"] = kind;
-      result.items.push_back(std::move(item));
-    }
+  ListPageView page;
+  page.items.reserve(list->Find("items").size());
+  list->Find("items").ForEachElement(
+      [&](size_t, const api::JsonView& item) { page.items.push_back(item); });
+  const api::JsonView meta = list->Find("metadata");
+  if (api::JsonView rv = meta.Find("resourceVersion"); rv.is_string())
+    page.resource_version = rv.GetString();
+  if (api::JsonView next = meta.Find("continue"); next.is_string()) page.next = next.GetString();
+  return page;
+}
+
+core::Result<ListResult> RestClient::ListPage(const ResourceType& r, const std::string& ns,
+                                              const ListOptions& options,
+                                              const std::string& continue_token,
+                                              std::string* next) {
+  api::JsonParser parser;
+  auto page = ListPageIn(parser, r, ns, options, continue_token);
+  if (!page.ok()) return page.status();
+  ListResult result;
+  result.items.reserve(page->items.size());
+  const std::string kind(r.kind);
+  for (const api::JsonView& view : page->items) {
+    Json item = view.ToJson();
+    // Items of a list carry no kind or apiVersion; put them back so each is a whole document.
+    if (!item.contains("apiVersion")) item["apiVersion"] = r.ApiVersion();
+    if (!item.contains("kind")) item["kind"] = kind;
+    result.items.push_back(std::move(item));
   }
-  next->clear();
-  if (list.contains("metadata") && list["metadata"].is_object()) {
-    const Json& meta = list["metadata"];
-    if (meta.contains("resourceVersion") && meta["resourceVersion"].is_string())
-      result.resource_version = meta["resourceVersion"].get<std::string>();
-    if (meta.contains("continue") && meta["continue"].is_string())
-      *next = meta["continue"].get<std::string>();
-  }
+  result.resource_version = std::move(page->resource_version);
+  *next = std::move(page->next);
   return result;
 }
 
@@ -272,7 +294,7 @@ core::Status RestClient::Bind(const std::string& ns, const std::string& pod,
 
 core::Status RestClient::Watch(const ResourceType& r, const std::string& ns,
                                const WatchOptions& options,
-                               const std::function<bool(WatchEventKind, Json&)>& on_event,
+                               const std::function<bool(WatchEventKind, const api::JsonView&)>& on_event,
                                const std::atomic<bool>* cancel) {
   std::string path = AddQuery(r.CollectionPath(ns), "watch", "true");
   if (!options.resource_version.empty())
@@ -284,7 +306,7 @@ core::Status RestClient::Watch(const ResourceType& r, const std::string& ns,
   if (!options.field_selector.empty()) path = AddQuery(path, "fieldSelector", options.field_selector);
   RequestContext context{"watch", &r, ns, "", ""};
   core::Status event_error;
-  WatchDecoder decoder([&](const std::string& type, Json& object) {
+  WatchDecoder decoder([&](std::string_view type, const api::JsonView& object) {
     WatchEventKind kind;
     if (type == "ADDED") kind = WatchEventKind::kAdded;
     else if (type == "MODIFIED") kind = WatchEventKind::kModified;
@@ -293,8 +315,9 @@ core::Status RestClient::Watch(const ResourceType& r, const std::string& ns,
     else {
       // An ERROR event carries a Status: 410 when the version is too old.
       HttpResponse as_response;
-      as_response.status = object.is_object() ? object.value("code", 500) : 500;
-      as_response.body = object.dump();
+      const api::JsonView code = object.Find("code");
+      as_response.status = code.type() == api::JsonView::Type::kInt ? code.GetInt64() : 500;
+      as_response.body = object.Dump();
       event_error = ApiErrorStatus(as_response, context, config_);
       on_event(WatchEventKind::kError, object);
       return false;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_view.h"
 #include "core/status.h"
 #include "kube/api_error.h"
 #include "kube/credentials.h"
@@ -40,6 +41,14 @@ struct ListOptions {
 struct ListResult {
   std::vector<Json> items;          // every page's items, in the server's order
   std::string resource_version;     // of the list: where a watch continues
+};
+
+// One page of a list read into a JsonParser (RestClient::ListPageIn): views into the parser's
+// document, valid until its next Parse. As a list's items do, they carry no apiVersion or kind.
+struct ListPageView {
+  std::vector<api::JsonView> items;
+  std::string resource_version;     // of the list
+  std::string next;                 // the next page's continue token; "" at the end
 };
 
 enum class WatchEventKind { kAdded, kModified, kDeleted, kBookmark, kError };
@@ -75,6 +84,11 @@ class RestClient {
   core::Result<ListResult> ListPage(const ResourceType& r, const std::string& ns,
                                     const ListOptions& options, const std::string& continue_token,
                                     std::string* next);
+  // One page parsed into `parser`, without building a document per value: the informers' path,
+  // where the pages of a large cluster's list are most of what the client reads.
+  core::Result<ListPageView> ListPageIn(api::JsonParser& parser, const ResourceType& r,
+                                        const std::string& ns, const ListOptions& options,
+                                        const std::string& continue_token);
   // Every page. A continue token that expires midway (410) restarts the list from scratch.
   core::Result<ListResult> List(const ResourceType& r, const std::string& ns,
                                 const ListOptions& options = {});
@@ -95,12 +109,13 @@ class RestClient {
   // The Binding subresource: assigns `pod` to `node`.
   core::Status Bind(const std::string& ns, const std::string& pod, const std::string& node);
 
-  // Opens a watch and calls `on_event` for each event (the object, or for kError the Status)
-  // until the server ends it, `on_event` returns false, or `cancel` is set. Returns OK for those
+  // Opens a watch and calls `on_event` for each event (the object, or for kError the Status; a
+  // view valid during the call) until the server ends it, `on_event` returns false, or `cancel`
+  // is set. Returns OK for those
   // ends; an expired resourceVersion (410, as an HTTP answer or an ERROR event) is a status for
   // which IsExpired() holds.
   core::Status Watch(const ResourceType& r, const std::string& ns, const WatchOptions& options,
-                     const std::function<bool(WatchEventKind, Json&)>& on_event,
+                     const std::function<bool(WatchEventKind, const api::JsonView&)>& on_event,
                      const std::atomic<bool>* cancel);
 
   const RestConfig& config() const { return config_; }
@@ -112,6 +127,9 @@ class RestClient {
  private:
   core::Result<Json> Send(HttpRequest request, const RequestContext& context, bool idempotent,
                           long* http_status = nullptr);
+  // Send's retries and errors; the body of a 2xx answer as it came.
+  core::Result<std::string> SendForBody(HttpRequest request, const RequestContext& context,
+                                        bool idempotent, long* http_status = nullptr);
   void Throttle();
 
   RestConfig config_;

@@ -143,7 +143,7 @@ TEST(RestClientServerTest, WatchDeliversChangesInOrderFromAVersion) {
   options.resource_version = list->resource_version;
   options.timeout_seconds = 5;
   core::Status st = client.Watch(kConfigMaps, ns.name(), options,
-                                 [&](WatchEventKind kind, Json&) {
+                                 [&](WatchEventKind kind, const api::JsonView&) {
                                    if (kind != WatchEventKind::kBookmark) seen.push_back(kind);
                                    return seen.size() < 3;
                                  },

@@ -24,15 +24,14 @@ bool WatchDecoder::Feed(std::string_view chunk) {
 }
 
 bool WatchDecoder::Frame(std::string_view line) {
-  nlohmann::ordered_json frame = nlohmann::ordered_json::parse(line, nullptr, false);
-  if (frame.is_discarded() || !frame.is_object() || !frame.contains("type") ||
-      !frame["type"].is_string() || !frame.contains("object")) {
+  auto frame = parser_.Parse(line);
+  const api::JsonView type = frame.ok() ? frame->Find("type") : api::JsonView();
+  if (!type.is_string() || !frame->Contains("object")) {
     error_ = core::Status::Internal("malformed watch event from the API server: " +
                                     std::string(line.substr(0, 200)));
     return false;
   }
-  std::string type = frame["type"].get<std::string>();
-  return handler_(type, frame["object"]);
+  return handler_(type.GetString(), frame->Find("object"));
 }
 
 }  // namespace nodesmith::kube

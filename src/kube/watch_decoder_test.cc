@@ -11,9 +11,9 @@ struct Seen {
   std::vector<std::string> types;
   std::vector<std::string> names;
   WatchDecoder::Handler Handler(int stop_after = -1) {
-    return [this, stop_after](const std::string& type, nlohmann::ordered_json& object) {
-      types.push_back(type);
-      names.push_back(object["metadata"].value("name", ""));
+    return [this, stop_after](std::string_view type, const api::JsonView& object) {
+      types.emplace_back(type);
+      names.emplace_back(object.Find("metadata").Find("name").GetString());
       return stop_after < 0 || static_cast<int>(types.size()) < stop_after;
     };
   }
