@@ -80,8 +80,7 @@ const char* WatchEventTypeName(WatchEventType type) {
 }
 
 bool IsConflict(const core::Status& status) {
-  return status.code() == core::StatusCode::kFailedPrecondition &&
-         status.message().find("conflict: ") != std::string::npos;
+  return status.code() == core::StatusCode::kConflict;
 }
 
 }  // namespace nodesmith::cluster

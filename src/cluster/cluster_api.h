@@ -3,7 +3,7 @@
 //
 // Controllers hold a ClusterApi& and never know which world they run in: the simulator wires
 // MemoryCluster (cluster/memory_cluster.h), a real cluster wires the Kubernetes client. Every
-// object carries metadata.resourceVersion; Update fails with kConflict-style FailedPrecondition
+// object carries metadata.resourceVersion; Update fails with kConflict
 // when the caller's version is stale. Delete of an object with finalizers sets
 // deletionTimestamp and keeps it until the last finalizer is removed by an Update.
 // Deployments, ReplicaSets and StatefulSets share Kind::kReplicatedWorkload; their `name` in

@@ -164,7 +164,7 @@ core::Result<Object> MemoryCluster::UpdateObject(Object object) {
   std::shared_ptr<const Object> old = it->second;
   const api::ObjectMeta& old_meta = MetaOf(*old);
   if (!meta.resource_version.empty() && meta.resource_version != old_meta.resource_version) {
-    return core::Status(core::StatusCode::kFailedPrecondition,
+    return core::Status(core::StatusCode::kConflict,
                         "conflict: Operation cannot be fulfilled on " +
                             Describe(kind, key.first, key.second) +
                             ": the object has been modified; please apply your changes to the "
@@ -248,11 +248,11 @@ core::Status MemoryCluster::Bind(const std::string& ns, const std::string& pod_n
   api::Pod pod = std::get<api::Pod>(*it->second);
   const std::string describe = Describe(Kind::kPod, key.first, key.second);
   if (pod.metadata.deletion_timestamp) {
-    return core::Status(core::StatusCode::kFailedPrecondition,
+    return core::Status(core::StatusCode::kConflict,
                         describe + " is being deleted, cannot be assigned to a host");
   }
   if (!pod.spec.node_name.empty()) {
-    return core::Status(core::StatusCode::kFailedPrecondition,
+    return core::Status(core::StatusCode::kConflict,
                         describe + " is already assigned to node \"" + pod.spec.node_name + "\"");
   }
   pod.spec.node_name = node;

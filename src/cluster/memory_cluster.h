@@ -10,7 +10,7 @@
 //    uid or creationTimestamp is kept, so a cluster loaded from files keeps its owner
 //    references and ages. A pod without a phase becomes Pending.
 //  - Update replaces the object; a non-empty stale resourceVersion fails with
-//    FailedPrecondition "conflict: ...". uid, creationTimestamp and deletionTimestamp cannot be
+//    kConflict "conflict: ...". uid, creationTimestamp and deletionTimestamp cannot be
 //    changed by Update; no finalizer may be added to an object being deleted. An Update that
 //    changes nothing is a no-op (no new resourceVersion, no event), as upstream; generation is
 //    bumped when anything outside metadata and status changes.
@@ -18,7 +18,7 @@
 //    object disappears when an Update removes its last finalizer. Pods are removed at once
 //    (grace periods are not modelled).
 //  - Bind sets spec.nodeName and the PodScheduled condition (the node need not exist, as
-//    upstream); Evict applies PDBs as the
+//    upstream); a pod already bound or being deleted is a kConflict (409 upstream); Evict applies PDBs as the
 //    Eviction API does (cluster/disruption_budget.h) and then deletes.
 // Watch callbacks run synchronously after each stored change. Events are delivered strictly
 // in change order: a change made by a callback is queued and delivered to every watcher once

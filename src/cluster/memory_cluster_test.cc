@@ -203,7 +203,8 @@ TEST_F(MemoryClusterTest, UpdateWithAStaleResourceVersionIsAConflict) {
   second.metadata.labels["writer"] = "second";
   auto r = cluster_.Update(second);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().code(), core::StatusCode::kConflict);
+  EXPECT_TRUE(cluster::IsConflict(r.status()));
   EXPECT_THAT(r.status().message(), StartsWith("conflict"));
   EXPECT_EQ(cluster_.Get<api::Pod>("default", "web")->metadata.labels.at("writer"), "first");
 }
@@ -415,7 +416,7 @@ TEST_F(MemoryClusterTest, BindFailsForABoundPodOrAMissingPod) {
   EXPECT_EQ(cluster_.Bind("default", "ghost", "n1").code(), core::StatusCode::kNotFound);
   ASSERT_TRUE(cluster_.Bind("default", "web", "n1").ok());
   core::Status again = cluster_.Bind("default", "web", "n2");
-  EXPECT_EQ(again.code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(again.code(), core::StatusCode::kConflict);  // 409, as the API server answers
   EXPECT_THAT(again.message(), HasSubstr("already assigned to node \"n1\""));
   EXPECT_EQ(cluster_.Get<api::Pod>("default", "web")->spec.node_name, "n1");
 }
@@ -426,7 +427,7 @@ TEST_F(MemoryClusterTest, BindRefusesATerminatingPod) {
   ASSERT_TRUE(cluster_.Create(pod).ok());
   ASSERT_TRUE(cluster_.Create(MakeNode("n1")).ok());
   ASSERT_TRUE(cluster_.Delete<api::Pod>("default", "web").ok());
-  EXPECT_EQ(cluster_.Bind("default", "web", "n1").code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(cluster_.Bind("default", "web", "n1").code(), core::StatusCode::kConflict);
 }
 
 }  // namespace

@@ -24,6 +24,10 @@ enum class StatusCode {
   kPermissionDenied,  // the server refused the caller (HTTP 403: RBAC)
   kUnauthenticated,   // the server does not know the caller (HTTP 401: missing or expired credentials)
   kDeadlineExceeded,  // no answer in time
+  kConflict,  // the object changed since it was read (HTTP 409 on a stale resourceVersion or a
+              // precondition): read it again and retry if the change still applies
+  kExpired,   // the resourceVersion or continue token is older than the server keeps (HTTP 410
+              // Gone): list again
 };
 
 class [[nodiscard]] Status {

@@ -6,8 +6,6 @@ namespace nodesmith::kube {
 
 namespace {
 
-constexpr const char* kExpiredPrefix = "expired: ";
-
 std::string Where(const RequestContext& c) {
   if (c.resource == nullptr || !c.resource->namespaced) return "at the cluster scope";
   if (c.namespace_.empty()) return "in all namespaces";
@@ -80,9 +78,9 @@ core::Status ApiErrorStatus(const HttpResponse& response, const RequestContext& 
       return Status::NotFound(ObjectName(c) + " not found (" + message + ")");
     case 409:
       if (reason == "AlreadyExists") return Status(StatusCode::kAlreadyExists, message);
-      return Status(StatusCode::kFailedPrecondition, "conflict: " + message);
+      return Status(StatusCode::kConflict, "conflict: " + message);
     case 410:
-      return Status(StatusCode::kFailedPrecondition, kExpiredPrefix + message);
+      return Status(StatusCode::kExpired, "expired: " + message);
     case 422: {
       std::string text = ObjectName(c) + " is invalid";
       if (causes.empty()) {
@@ -117,8 +115,7 @@ bool IsRetryable(const HttpResponse& response, const RequestContext& c) {
 }
 
 bool IsExpired(const core::Status& status) {
-  return status.code() == core::StatusCode::kFailedPrecondition &&
-         status.message().rfind(kExpiredPrefix, 0) == 0;
+  return status.code() == core::StatusCode::kExpired;
 }
 
 }  // namespace nodesmith::kube

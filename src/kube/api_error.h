@@ -5,8 +5,8 @@
 //   401 -> kUnauthenticated   credentials missing, expired or unknown to this cluster
 //   403 -> kPermissionDenied  the verb, resource, namespace and identity RBAC refused
 //   404 -> kNotFound          the object, or (for a whole collection) the CRD not installed
-//   409 -> kAlreadyExists (AlreadyExists) / kFailedPrecondition "conflict: ..." (stale version)
-//   410 -> kFailedPrecondition "expired: ..." (a watch or continue token too old: relist)
+//   409 -> kAlreadyExists (AlreadyExists) / kConflict "conflict: ..." (stale version, precondition)
+//   410 -> kExpired "expired: ..." (a watch or continue token too old: relist)
 //   422 -> kInvalidArgument   the server's field causes, one by one
 //   429, 5xx -> kUnavailable  retry (a 429 from pods/eviction is a PDB's answer)
 #pragma once

@@ -143,7 +143,7 @@ TYPED_TEST(ClusterConformanceTest, AStaleResourceVersionIsAConflict) {
   first.metadata.labels["v"] = "3";
   auto stale = this->api().Update(first);
   ASSERT_FALSE(stale.ok());
-  EXPECT_EQ(stale.status().code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(stale.status().code(), core::StatusCode::kConflict);
   EXPECT_THAT(stale.status().message(), StartsWith("conflict: "));
   EXPECT_TRUE(cluster::IsConflict(stale.status().WithPrefix("syncing pod web-1")))
       << "what controllers requeue on, as they see it through their own prefixes";
@@ -241,6 +241,16 @@ TYPED_TEST(ClusterConformanceTest, BindAssignsThePodToTheNode) {
   auto pod = this->api().template Get<api::Pod>(this->ns(), "web-1");
   ASSERT_TRUE(pod.ok());
   EXPECT_EQ(pod->spec.node_name, "node-a");
+}
+
+TYPED_TEST(ClusterConformanceTest, BindingABoundPodAgainIsAConflict) {
+  ASSERT_TRUE(this->api().Create(this->Pod("web-1")).ok());
+  ASSERT_TRUE(this->api().Bind(this->ns(), "web-1", "node-a").ok());
+  core::Status again = this->api().Bind(this->ns(), "web-1", "node-b");
+  EXPECT_EQ(again.code(), core::StatusCode::kConflict);
+  EXPECT_TRUE(cluster::IsConflict(again));
+  EXPECT_THAT(again.message(), HasSubstr("already assigned to node \"node-a\""));
+  EXPECT_EQ(this->api().template Get<api::Pod>(this->ns(), "web-1")->spec.node_name, "node-a");
 }
 
 TYPED_TEST(ClusterConformanceTest, EvictionHonoursThePodDisruptionBudget) {

@@ -298,7 +298,7 @@ core::Result<Object> KubeCluster::UpdateObject(Object object) {
   Json live = std::move(live_read).value();
   std::string live_rv = live["metadata"].value("resourceVersion", "");
   if (!meta.resource_version.empty() && meta.resource_version != live_rv) {
-    return core::Status(core::StatusCode::kFailedPrecondition,
+    return core::Status(core::StatusCode::kConflict,
                         "conflict: " + std::string(r.kind) + " " + meta.Key() +
                             " was changed since it was read (resourceVersion " +
                             meta.resource_version + ", now " + live_rv + ")");

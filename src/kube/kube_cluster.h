@@ -7,7 +7,7 @@
 // writes. Update never sends the typed object as it is: it reads the live object, carries
 // nodesmith's change onto it (kube/json_merge.h: fields nodesmith does not model survive), and
 // PUTs it with the caller's resourceVersion as the precondition — a stale version is the same
-// "conflict: ..." FailedPrecondition MemoryCluster gives; the status goes through the status
+// kConflict "conflict: ..." MemoryCluster gives; the status goes through the status
 // subresource. Delete carries the cached uid as a precondition and propagates in the background.
 //
 // Watch callbacks run on the caller's thread: changes made through this KubeCluster are announced

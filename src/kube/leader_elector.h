@@ -104,7 +104,7 @@ class LeaseLock {
   // Creates it; kAlreadyExists when someone else did first.
   virtual core::Result<Json> Create(const std::string& ns, const Json& lease, Timeout timeout) = 0;
   // Replaces it; `lease`'s metadata.resourceVersion is the precondition (a stale one is a
-  // kFailedPrecondition "conflict: ...").
+  // kConflict "conflict: ...").
   virtual core::Result<Json> Update(const std::string& ns, const std::string& name,
                                     const Json& lease, Timeout timeout) = 0;
 };

@@ -55,7 +55,7 @@ struct LeaseStore {
     if (!lease) return core::Status::NotFound("lease not found");
     if (object["metadata"].value("resourceVersion", "") !=
         (*lease)["metadata"].value("resourceVersion", ""))
-      return core::Status(core::StatusCode::kFailedPrecondition, "conflict: stale");
+      return core::Status(core::StatusCode::kConflict, "conflict: stale");
     lease = object;
     (*lease)["metadata"]["resourceVersion"] = std::to_string(++version);
     return *lease;

@@ -58,7 +58,7 @@ TEST(RestClientServerTest, ReplaceWithAStaleVersionIsAConflict) {
   first["data"]["k"] = "v3";  // still the first resourceVersion
   auto stale = client.Replace(kConfigMaps, ns.name(), "cm", first);
   ASSERT_FALSE(stale.ok());
-  EXPECT_EQ(stale.status().code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(stale.status().code(), core::StatusCode::kConflict);
   EXPECT_THAT(stale.status().message(), HasSubstr("conflict: "));
 }
 
@@ -83,7 +83,7 @@ TEST(RestClientServerTest, DeleteWithAnotherUidIsRefused) {
   options.uid = "00000000-0000-0000-0000-000000000000";
   auto refused = client.Delete(kConfigMaps, ns.name(), "cm", options);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), core::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().code(), core::StatusCode::kConflict);
   EXPECT_TRUE(client.Get(kConfigMaps, ns.name(), "cm").ok());
 }
 

@@ -54,8 +54,8 @@ core::Result<std::optional<core::Duration>> MarkConsolidatable(const core::Clock
   for (const api::NodeClaim& claim : writes) {
     auto updated = cluster.Update(claim);
     if (!updated.ok()) {
-      const core::StatusCode code = updated.status().code();
-      if (code == core::StatusCode::kNotFound || code == core::StatusCode::kFailedPrecondition) {
+      if (updated.status().code() == core::StatusCode::kNotFound ||
+          cluster::IsConflict(updated.status())) {
         continue;
       }
       return updated.status().WithPrefix("marking nodeclaim " + claim.metadata.name +

@@ -82,7 +82,7 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
     if (!updated.ok()) {
       // Gone or changed since the list: the watch brings the new version to the next pass.
       if (updated.status().code() == core::StatusCode::kNotFound ||
-          updated.status().code() == core::StatusCode::kFailedPrecondition) {
+          cluster::IsConflict(updated.status())) {
         continue;
       }
       return updated.status().WithPrefix("marking drift of nodeclaim " + claim.metadata.name);

@@ -85,8 +85,8 @@ core::Status WriteNodePool(cluster::ClusterApi& cluster, const api::NodePool& po
                            const std::string& what) {
   auto updated = cluster.Update(pool);
   if (updated.ok()) return core::Status::Ok();
-  const core::StatusCode code = updated.status().code();
-  if (code == core::StatusCode::kNotFound || code == core::StatusCode::kFailedPrecondition) {
+  if (updated.status().code() == core::StatusCode::kNotFound ||
+      cluster::IsConflict(updated.status())) {
     return core::Status::Ok();
   }
   return updated.status().WithPrefix(what + " of nodepool " + pool.metadata.name);
