@@ -59,13 +59,13 @@ core::Status MarkDrift(const core::Clock& clock, cluster::ClusterApi& cluster,
   std::vector<std::pair<api::NodeClaim, std::string>> writes;  // with the drift reason
   cluster.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
     const auto& claim = std::get<api::NodeClaim>(o);
-    std::string reason;
+    if (claim.metadata.deletion_timestamp) return;
     auto label = claim.metadata.labels.find(scheduling::kLabelNodePool);
-    auto pool = label == claim.metadata.labels.end() ? pools.end() : pools.find(label->second);
-    if (pool != pools.end() && claim.IsTrue(kConditionLaunched) &&
-        !claim.metadata.deletion_timestamp) {
-      reason = DriftReason(claim, pool->second, cloud);
-    }
+    if (label == claim.metadata.labels.end()) return;
+    auto pool = pools.find(label->second);
+    if (pool == pools.end()) return;
+    std::string reason;
+    if (claim.IsTrue(kConditionLaunched)) reason = DriftReason(claim, pool->second, cloud);
     if (reason.empty() && unexplained == UnexplainedDrift::kKeep) return;
     std::vector<api::Condition> conditions = claim.status.conditions;
     bool changed = reason.empty()

@@ -11,8 +11,9 @@
 //                        (every requirement must be compatible with the labels, strictly: a
 //                        required key the NodeClaim has no label for is drift too);
 //   the cloud's reason   CloudProvider::IsDrifted (InstanceTypeNotFound, AMIDrift, ...).
-// A NodeClaim that is not Launched, has no NodePool (label or object), or is being deleted
-// carries no Drifted condition.
+// A NodeClaim that is not Launched carries no Drifted condition. One being deleted, or without
+// its NodePool (label or object), is left as it is, as Karpenter leaves it: there is nothing to
+// judge it against, and a deleting NodeClaim's condition says why it is going.
 #pragma once
 
 #include <string>

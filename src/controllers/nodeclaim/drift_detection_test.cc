@@ -54,6 +54,13 @@ class DriftDetectionTest : public ::testing::Test {
     return drifted->reason;
   }
 
+  // Runs detection and expects the NodeClaim not written: its reason, and version, as they were.
+  void ExpectLeftAsItIs(const std::string& reason, const std::string& name = "default-a") {
+    const std::string version = world_.MustGet<api::NodeClaim>("", name).metadata.resource_version;
+    EXPECT_EQ(Detect(name), reason);
+    EXPECT_EQ(world_.MustGet<api::NodeClaim>("", name).metadata.resource_version, version);
+  }
+
   World world_;
 };
 
@@ -159,6 +166,28 @@ TEST_F(DriftDetectionTest, OnlyLaunchedNodeClaimsAreJudged) {
                world_.clock.Now());
   ASSERT_TRUE(world_.cluster.Update(c).ok());
   EXPECT_EQ(Detect(), "") << "a stale Drifted condition is removed";
+}
+
+// As Karpenter's nodeclaim.disruption: a NodeClaim being deleted is left alone. Its Drifted
+// condition says why it is going; clearing it would be a write that tells nobody anything.
+TEST_F(DriftDetectionTest, ADeletingNodeClaimKeepsItsDriftedConditionAndIsNotWritten) {
+  api::NodeClaim c = Launch("default-a");
+  c.metadata.finalizers = {kTerminationFinalizer};
+  ASSERT_TRUE(world_.cluster.Update(c).ok());
+  UpdatePool([](api::NodePool& p) { p.template_.labels["team"] = "web"; });
+  ASSERT_EQ(Detect(), kDriftReasonNodePoolDrifted);
+  ASSERT_TRUE(world_.cluster.Delete<api::NodeClaim>("", "default-a").ok());
+  ExpectLeftAsItIs(kDriftReasonNodePoolDrifted);
+}
+
+// Nor is a NodeClaim whose NodePool is gone (or never named): without the pool there is
+// nothing to judge it against, and the condition it has stays as it was.
+TEST_F(DriftDetectionTest, ANodeClaimWithoutItsPoolIsLeftAsItIs) {
+  Launch("default-a");
+  UpdatePool([](api::NodePool& p) { p.template_.labels["team"] = "web"; });
+  ASSERT_EQ(Detect(), kDriftReasonNodePoolDrifted);
+  ASSERT_TRUE(world_.cluster.Delete<api::NodePool>("", "default").ok());
+  ExpectLeftAsItIs(kDriftReasonNodePoolDrifted);
 }
 
 TEST_F(DriftDetectionTest, TheControllerRunsMarkDriftAndPollsForCloudSideDrift) {
