@@ -23,6 +23,12 @@ namespace {
 
 constexpr const char* kLogger = "controller.disruption";
 
+// A command issued: look again at once, as Karpenter does, rather than a poll later. The next
+// pass sees the cluster the command left (its candidates disrupting, their budget taken), so
+// drift and expiry replace node after node without a 10-second pause between them.
+const runtime::ReconcileResult kAgain =
+    runtime::ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
+
 std::string FormatPrice(double price) {
   price = std::round(price * 1e6) / 1e6;  // hide float noise from summing prices
   char buf[64];
@@ -104,7 +110,8 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
   return hasher.value();
 }
 
-core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged) {
+core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged,
+                                                                     size_t first_method) {
   if (options_.simulator) options_.simulator->Reset();
   Pass pass;
   std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
@@ -128,7 +135,7 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
   bool consolidation_ran = false;
   // Budgets that stopped a method from considering a node, reported when nothing else acts on it.
   std::map<std::string, std::string> budget_blocked;
-  for (size_t m = 0; m < methods_.size() && !pass.decision.command; ++m) {
+  for (size_t m = first_method; m < methods_.size() && !pass.decision.command; ++m) {
     const auto& method = methods_[m];
     const std::string type = method->ConsolidationType();
     const bool expensive = type == "multi" || type == "single";
@@ -195,11 +202,6 @@ core::Result<Decision> DisruptionController::Decide() {
 }
 
 core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const runtime::Request&) {
-  const auto requeue = runtime::ReconcileResult::RequeueAfter(options_.poll_interval);
-  // A command issued: look again at once, as Karpenter does, rather than a poll later. The next
-  // pass sees the cluster the command left (its candidates disrupting, their budget taken), so
-  // drift and expiry replace node after node without a 10-second pause between them.
-  const auto again = runtime::ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
   const core::Time now = clock_.Now();
   if (options_.queue != nullptr &&
       (!taints_checked_ || now - *taints_checked_ >= options_.consolidation_recheck)) {
@@ -220,26 +222,34 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
            "Abandoning " + held.command.method + " disruption of " +
                std::to_string(held.command.candidates.size()) +
                " candidate(s): the command is no longer valid");
-      return requeue;
+      // As Karpenter, the methods after it look now. Their pass records no idle state: the
+      // abandoned method has not looked at this cluster.
+      auto rest = RunPass(/*skip_unchanged=*/false, held.method + 1);
+      if (!rest.ok()) return rest.status();
+      return Act(std::move(*rest));
     }
     NS_RETURN_IF_ERROR(Execute(held.command));
-    return again;
+    return kAgain;
   }
   auto pass = RunPass(/*skip_unchanged=*/true);
   if (!pass.ok()) return pass.status();
-  if (!pass->decision.command) {
-    return pass->decision.waiting_for_capacity
-               ? runtime::ReconcileResult::RequeueAfter(options_.capacity_recheck)
-               : requeue;
+  return Act(std::move(*pass));
+}
+
+core::Result<runtime::ReconcileResult> DisruptionController::Act(Pass pass) {
+  if (!pass.decision.command) {
+    return runtime::ReconcileResult::RequeueAfter(pass.decision.waiting_for_capacity
+                                                      ? options_.capacity_recheck
+                                                      : options_.poll_interval);
   }
-  Command& command = *pass->decision.command;
-  const bool validates = !methods_[pass->method]->ConsolidationType().empty();
+  Command& command = *pass.decision.command;
+  const bool validates = !methods_[pass.method]->ConsolidationType().empty();
   if (validates && options_.validation_delay > core::Duration::zero()) {
-    held_ = Held{std::move(command), pass->method, now};
+    held_ = Held{std::move(command), pass.method, clock_.Now()};
     return runtime::ReconcileResult::RequeueAfter(options_.validation_delay);
   }
   NS_RETURN_IF_ERROR(Execute(command));
-  return again;  // one command per pass: the next sees the cluster it left
+  return kAgain;  // one command per pass: the next sees the cluster it left
 }
 
 core::Result<bool> DisruptionController::Validate(const Command& command, size_t m) {

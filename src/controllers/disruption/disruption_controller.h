@@ -101,8 +101,11 @@ class DisruptionController : public runtime::Controller {
     size_t method = 0;
   };
   // `skip_unchanged`: skip consolidation methods when the cluster is as it was when they last
-  // found nothing (Reconcile; Decide never skips).
-  core::Result<Pass> RunPass(bool skip_unchanged);
+  // found nothing (Reconcile; Decide never skips). `first_method`: where the methods start, past
+  // one whose command was just abandoned.
+  core::Result<Pass> RunPass(bool skip_unchanged, size_t first_method = 0);
+  // What Reconcile does with a pass: hold its command for validation, execute it, or wait.
+  core::Result<runtime::ReconcileResult> Act(Pass pass);
   // A digest of what consolidation decisions depend on.
   uint64_t ConsolidationState(const std::vector<Candidate>& candidates) const;
   // Whether `command`, made by methods_[method] one validation delay ago, still stands.

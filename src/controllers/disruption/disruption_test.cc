@@ -412,6 +412,35 @@ TEST_F(DisruptionTest, ValidationAbandonsACommandTheClusterNoLongerSupports) {
                        "longer valid"));
 }
 
+// As Karpenter: an abandoned command does not end the pass. The methods after it look at once,
+// so a drifted node waits neither a poll interval nor another validation.
+TEST_F(DisruptionTest, AfterAnAbandonedCommandTheLaterMethodsActInTheSamePass) {
+  api::NodePool slow = testing::Pool();
+  slow.metadata.name = "slow";  // never consolidated: only drift can take its node
+  slow.disruption.consolidate_after = core::NillableDuration{};
+  world_.MustCreate(slow);
+  auto controller = NewController(seconds(15));
+  AddNode(1);
+  world_.AddManagedNode("2", "slow", "small", [&](api::NodeClaim& c) {
+    c.status.conditions.push_back({kConditionDrifted, "True", "AMIDrift", "", world_.clock.Now()});
+  });
+  world_.clock.Step(seconds(30));
+  auto held = controller->Reconcile({});
+  ASSERT_TRUE(held.ok()) << held.status().message();
+  EXPECT_EQ(held->requeue_after, seconds(15)) << "emptiness of ip-1 comes first, and waits";
+  EXPECT_THAT(Deleting(), IsEmpty());
+
+  BindPod("late", "ip-1");
+  world_.clock.Step(seconds(15));
+  auto r = controller->Reconcile({});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_THAT(world_.Messages(),
+              Contains("Abandoning emptiness disruption of 1 candidate(s): the command is no "
+                       "longer valid"));
+  EXPECT_THAT(Deleting(), ElementsAre("slow-2")) << "drift acted in the same pass";
+  EXPECT_LT(r->requeue_after, seconds(1)) << "and the next pass follows at once";
+}
+
 TEST_F(DisruptionTest, DecideReportsAnExhaustedBudgetAsTheBlocker) {
   AddNode(1);
   UpdatePool([](api::NodePool& p) {
