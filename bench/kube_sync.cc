@@ -1925,6 +1925,10 @@ int Main(int argc, char** argv) {
         watch->Number("replay_relisted") > 0
             ? " (RELISTED: the watch cache had dropped the version)"
             : "");
+    // steady_clock is CLOCK_MONOTONIC: `perf record -k CLOCK_MONOTONIC` samples carry the same
+    // times, so `perf report --time` can keep the replay alone.
+    std::printf("watch replay window: %.6f,%.6f (CLOCK_MONOTONIC seconds, for perf report --time)\n",
+                watch->Number("replay_start"), watch->Number("replay_last"));
     std::printf("watch: informer process peak RSS %.0f MiB; %.0f of %" PRId64
                 " patched pods carry the replay's label in the cache\n\n",
                 Mib(static_cast<double>(watch->max_rss_kb())), watch->Number("current"), f.changes);
