@@ -18,8 +18,8 @@
 //    object disappears when an Update removes its last finalizer. Pods are removed at once
 //    (grace periods are not modelled).
 //  - Bind sets spec.nodeName and the PodScheduled condition (the node need not exist, as
-//    upstream); a pod already bound or being deleted is a kConflict (409 upstream); Evict applies PDBs as the
-//    Eviction API does (cluster/disruption_budget.h) and then deletes.
+//    upstream); a pod already bound or being deleted is a kConflict (409 upstream). Evict
+//    applies PDBs as the Eviction API does (cluster/disruption_budget.h) and then deletes.
 // Watch callbacks run synchronously after each stored change. Events are delivered strictly
 // in change order: a change made by a callback is queued and delivered to every watcher once
 // the current event has been delivered to all of them (before the outermost call returns).
