@@ -119,6 +119,12 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
                 {"capacity_type", FieldOf(event, "capacityType")},
                 {"zone", FieldOf(event, "zone")}})
         .Inc();
+  } else if (event.logger == "controller.disruption" && event.message.rfind("Pausing ", 0) == 0) {
+    // Karpenter counts a consolidation that ran out of time; nodesmith's ran out of its pass's
+    // share of simulation work and goes on in the next.
+    f.voluntary_disruption_consolidation_timeouts_total
+        ->With({{"consolidation_type", FieldOf(event, "consolidationType")}})
+        .Inc();
   } else if (event.logger == "controller.interruption" &&
              event.message.rfind("Received interruption message ", 0) == 0) {
     f.interruption_received_messages_total

@@ -119,6 +119,36 @@ class ConsolidationTest : public ::testing::Test {
     MustCreate(n);
   }
 
+  // Pools a (a-1 pinned by its pod, a-2 with two pods, host with four) and b (b-1 with three);
+  // single-node consolidation tries a-1, then b-1, then a-2, and only a-2 and b-1 can go.
+  void AddTwoPoolsTakingTurns() {
+    AddPool({"on-demand"}, "a");
+    AddPool({"on-demand"}, "b");
+    AddNode("a-1", "large", "on-demand", "a", {{"example.com/pinned", "a-1"}});
+    AddNode("a-2", "large", "on-demand", "a");
+    AddNode("b-1", "medium", "on-demand", "b");
+    AddNode("host", "large", "on-demand", "a");
+    for (int i = 0; i < 4; ++i) BindPod("host-" + std::to_string(i), "host");
+    BindPod("stuck", "a-1", "1",
+            [](api::Pod& p) { p.spec.node_selector["example.com/pinned"] = "a-1"; });
+    BindPod("a-2-0", "a-2");
+    BindPod("a-2-1", "a-2");
+    for (int i = 0; i < 3; ++i) BindPod("b-1-" + std::to_string(i), "b-1");
+  }
+
+  // a and b (one small pod each) fit one small node together; c's pods (1.8 cpu) do not fit
+  // with them on anything cheaper than the three nodes.
+  void AddTwoNodesThatMergeAndOneThatDoesNot() {
+    AddPool({"on-demand"});
+    AddNode("a", "medium", "on-demand");
+    AddNode("b", "medium", "on-demand");
+    AddNode("c", "small", "on-demand");
+    BindPod("web-a", "a", "900m");
+    BindPod("web-b", "b", "900m");
+    BindPod("big-1", "c", "1");
+    BindPod("big-2", "c", "800m");
+  }
+
   api::Pod BindPod(const std::string& name, const std::string& node, const std::string& cpu = "1",
                    const std::function<void(api::Pod&)>& edit = nullptr) {
     api::Pod p = testing::PendingPod(name, cpu);
@@ -222,21 +252,71 @@ TEST_F(ConsolidationTest, SingleNodeLetsNodePoolsTakeTurns) {
   // Pool "a" has the two best ratios (a-1 $0.40 / 2, a-2 $0.40 / 3), pool "b" the worst (b-1
   // $0.20 / 4), yet b's node is tried second. Only a-2 and b-1 can go, so b's turn decides; by
   // ratio alone, or by disruption cost, a-2 would go.
-  AddPool({"on-demand"}, "a");
-  AddPool({"on-demand"}, "b");
-  AddNode("a-1", "large", "on-demand", "a", {{"example.com/pinned", "a-1"}});
-  AddNode("a-2", "large", "on-demand", "a");
-  AddNode("b-1", "medium", "on-demand", "b");
-  AddNode("host", "large", "on-demand", "a");
-  for (int i = 0; i < 4; ++i) BindPod("host-" + std::to_string(i), "host");
-  BindPod("stuck", "a-1", "1", [](api::Pod& p) { p.spec.node_selector["example.com/pinned"] = "a-1"; });
-  BindPod("a-2-0", "a-2");
-  BindPod("a-2-1", "a-2");
-  for (int i = 0; i < 3; ++i) BindPod("b-1-" + std::to_string(i), "b-1");
+  AddTwoPoolsTakingTurns();
 
   auto commands = RunSingle();
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_THAT(Nodes(commands[0]), ElementsAre("b-1"));
+}
+
+TEST_F(ConsolidationTest, SingleNodeGoesOnWhereASpentPassStopped) {
+  // a-1 is tried first and cannot go, b-1 can. A pass whose share of simulation is spent after one question stops before b-1 and says so;
+  // the next pass does not ask about a-1 again but goes on with b-1.
+  AddTwoPoolsTakingTurns();
+
+  SingleNodeConsolidation single(clock_, *simulator_, options_);
+  auto pass = [&] {
+    simulator_->Reset(/*work_limit=*/1);
+    return testing::ComputeCommandsOf(single, clock_, cluster_, *cloud_);
+  };
+  const int before = simulator_->solves();
+  EXPECT_THAT(pass(), IsEmpty());
+  EXPECT_TRUE(single.Unfinished());
+  EXPECT_EQ(simulator_->solves(), before + 1) << "one question per spent pass";
+
+  auto commands = pass();
+  EXPECT_FALSE(single.Unfinished());
+  EXPECT_EQ(simulator_->solves(), before + 2) << "a-1 is not asked about again";
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Nodes(commands[0]), ElementsAre("b-1"));
+}
+
+TEST_F(ConsolidationTest, SingleNodeStartsARoundAgainOnceEveryCandidateWasTried) {
+  // Neither node can go (each one's pod is pinned to it): two spent passes try one each, the
+  // round is over, and the third pass starts again from the first.
+  AddPool({"on-demand"});
+  for (const std::string name : {"x", "y"}) {
+    AddNode(name, "large", "on-demand", "default", {{"example.com/pinned", name}});
+    BindPod("pod-" + name, name, "1",
+            [&](api::Pod& p) { p.spec.node_selector["example.com/pinned"] = name; });
+  }
+  SingleNodeConsolidation single(clock_, *simulator_, options_);
+  auto pass = [&] {
+    simulator_->Reset(/*work_limit=*/1);
+    return testing::ComputeCommandsOf(single, clock_, cluster_, *cloud_);
+  };
+  const int before = simulator_->solves();
+  EXPECT_THAT(pass(), IsEmpty());
+  EXPECT_TRUE(single.Unfinished());
+  EXPECT_THAT(pass(), IsEmpty());
+  EXPECT_FALSE(single.Unfinished()) << "every candidate tried: the round is over";
+  EXPECT_THAT(pass(), IsEmpty());
+  EXPECT_TRUE(single.Unfinished()) << "a new round";
+  EXPECT_EQ(simulator_->solves(), before + 3);
+}
+
+TEST_F(ConsolidationTest, AnUnboundedPassTriesEveryCandidate) {
+  AddPool({"on-demand"});
+  for (const std::string name : {"x", "y", "z"}) {
+    AddNode(name, "large", "on-demand", "default", {{"example.com/pinned", name}});
+    BindPod("pod-" + name, name, "1",
+            [&](api::Pod& p) { p.spec.node_selector["example.com/pinned"] = name; });
+  }
+  SingleNodeConsolidation single(clock_, *simulator_, options_);
+  const int before = simulator_->solves();
+  EXPECT_THAT(Run(single), IsEmpty());
+  EXPECT_FALSE(single.Unfinished());
+  EXPECT_EQ(simulator_->solves(), before + 3);
 }
 
 TEST_F(ConsolidationTest, ACandidatesPodMayNotRelyOnCapacityStillComingUp) {
@@ -326,22 +406,27 @@ TEST_F(ConsolidationTest, TwoHalfEmptyNodesAreReplacedByOneCheaperNode) {
 }
 
 TEST_F(ConsolidationTest, MultiNodeTakesTheLongestPrefixThatConsolidates) {
-  // a and b (one small pod each) fit one small node together; c's three-cpu pod does not fit
-  // with them on anything cheaper than the three nodes.
-  AddPool({"on-demand"});
-  AddNode("a", "medium", "on-demand");
-  AddNode("b", "medium", "on-demand");
-  AddNode("c", "small", "on-demand");
-  BindPod("web-a", "a", "900m");
-  BindPod("web-b", "b", "900m");
-  BindPod("big-1", "c", "1");
-  BindPod("big-2", "c", "800m");
+  AddTwoNodesThatMergeAndOneThatDoesNot();
 
   auto commands = RunMulti();
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_THAT(Nodes(commands[0]), ElementsAre("a", "b"));
   ASSERT_THAT(commands[0].replacements, SizeIs(1));
   EXPECT_EQ(commands[0].replacements[0].launch.instance_type, "small");
+}
+
+TEST_F(ConsolidationTest, MultiNodeKeepsTheBestCommandFoundWhenThePassIsSpent) {
+  // The search's first question (a and b) already consolidates; a pass spent after it ends the search with that command, as
+  // Karpenter's returns its last valid command at its timeout.
+  AddTwoNodesThatMergeAndOneThatDoesNot();
+
+  MultiNodeConsolidation multi(clock_, *simulator_, options_);
+  simulator_->Reset(/*work_limit=*/1);
+  const int before = simulator_->solves();
+  auto commands = testing::ComputeCommandsOf(multi, clock_, cluster_, *cloud_);
+  EXPECT_EQ(simulator_->solves(), before + 1);
+  ASSERT_THAT(commands, SizeIs(1));
+  EXPECT_THAT(Nodes(commands[0]), ElementsAre("a", "b"));
 }
 
 TEST_F(ConsolidationTest, SingleNodeReplacesALargeNodeByACheaperSmallOne) {

@@ -111,8 +111,11 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
 }
 
 core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged,
-                                                                     size_t first_method) {
-  if (options_.simulator) options_.simulator->Reset();
+                                                                     size_t first_method,
+                                                                     bool bounded) {
+  if (options_.simulator) {
+    options_.simulator->Reset(bounded ? options_.simulation_work_per_pass : 0);
+  }
   Pass pass;
   std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
                                                &pass.decision.blocked, pods_.get());
@@ -176,9 +179,19 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
       pass.method = m;
       break;
     }
+    if (!pass.decision.command && method->Unfinished()) {
+      // Karpenter counts its consolidation timeouts here; the metric follows this line.
+      Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
+           "Pausing " + method->Name() + " consolidation: this pass's share of simulation is " +
+               "spent; the next pass goes on with the candidates not yet tried",
+           "", {{"consolidationType", type}});
+      pass.unfinished = true;
+      break;
+    }
   }
   if (skip_unchanged && consolidation_ran) {
-    if (pass.decision.command) {
+    if (pass.decision.command || pass.unfinished) {
+      // A command changes the cluster; an unfinished round has not looked at all of it.
       idle_state_.reset();
     } else {
       idle_state_ = state;
@@ -196,7 +209,7 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
 }
 
 core::Result<Decision> DisruptionController::Decide() {
-  auto pass = RunPass(/*skip_unchanged=*/false);
+  auto pass = RunPass(/*skip_unchanged=*/false, /*first_method=*/0, /*bounded=*/false);
   if (!pass.ok()) return pass.status();
   return std::move(pass->decision);
 }
@@ -237,6 +250,9 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
 }
 
 core::Result<runtime::ReconcileResult> DisruptionController::Act(Pass pass) {
+  // Unfinished: the other controllers' waiting work runs first (it is due already), then the
+  // next pass goes on.
+  if (!pass.decision.command && pass.unfinished) return kAgain;
   if (!pass.decision.command) {
     return runtime::ReconcileResult::RequeueAfter(pass.decision.waiting_for_capacity
                                                       ? options_.capacity_recheck

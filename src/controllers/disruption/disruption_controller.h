@@ -69,6 +69,12 @@ struct DisruptionOptions {
   // flight are not candidates. Null: candidates' NodeClaims are deleted directly and commands
   // with replacements are refused. Not owned; REQUIRES: outlives the controller.
   OrchestrationQueue* queue = nullptr;
+  // The solver work (SchedulingSimulator::work) one reconcile's pass may spend before the
+  // consolidation methods stop and the next pass goes on; 0: no bound. Every controller runs on
+  // one runtime thread, so a pass is kept to about a second here: with thousands of pods pending
+  // a single solve takes a good part of one, and launches wait while a pass runs. Decide() is
+  // never bounded.
+  int64_t simulation_work_per_pass = 100'000;
   // Keep each node's pods in an index fed by the pod watch (PodsByNode) instead of scanning
   // every pod per pass. REQUIRES: the cluster announces every change before a read can see it
   // (MemoryCluster does; KubeCluster's informers may be read ahead of their announcements).
@@ -99,11 +105,14 @@ class DisruptionController : public runtime::Controller {
   struct Pass {
     Decision decision;
     size_t method = 0;
+    // A method stopped at the pass's share of simulation work (Method::Unfinished).
+    bool unfinished = false;
   };
   // `skip_unchanged`: skip consolidation methods when the cluster is as it was when they last
   // found nothing (Reconcile; Decide never skips). `first_method`: where the methods start, past
-  // one whose command was just abandoned.
-  core::Result<Pass> RunPass(bool skip_unchanged, size_t first_method = 0);
+  // one whose command was just abandoned. `bounded`: the simulation work is bounded by
+  // simulation_work_per_pass (Reconcile; Decide never is).
+  core::Result<Pass> RunPass(bool skip_unchanged, size_t first_method = 0, bool bounded = true);
   // What Reconcile does with a pass: hold its command for validation, execute it, or wait.
   core::Result<runtime::ReconcileResult> Act(Pass pass);
   // A digest of what consolidation decisions depend on.

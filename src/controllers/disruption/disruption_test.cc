@@ -486,6 +486,61 @@ TEST_F(DisruptionTest, ConsolidationIsNotRecomputedWhileNothingChanged) {
   EXPECT_GT(simulator_->solves(), after_change) << "looked again after the recheck interval";
 }
 
+TEST_F(DisruptionTest, ASpentPassComesBackAtOnceAndGoesOnWhereItStopped) {
+  // ip-1's pod is pinned to it; ip-2's fits on ip-3. Single-node consolidation tries ip-1 first
+  // (its lone pod: the best savings ratio). With a share of simulation work that one question
+  // spends, the first pass stops there, records no idle state and comes back at once; the
+  // second goes on with ip-2 and removes it. Decide() is never bounded.
+  UpdatePool([](api::NodePool& p) {
+    p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized";
+    p.disruption.consolidate_after = core::NillableDuration{seconds(0)};
+  });
+  for (int i = 1; i <= 3; ++i) {
+    AddNode(i);
+    api::Node n = world_.MustGet<api::Node>("", "ip-" + std::to_string(i));
+    n.status.capacity = {{"cpu", api::Quantity::MustParse("2")},
+                         {"pods", api::Quantity::MustParse("110")}};
+    n.status.allocatable = n.status.capacity;
+    if (i == 1) n.metadata.labels["example.com/pinned"] = "yes";
+    ASSERT_TRUE(world_.cluster.Update(n).ok());
+  }
+  api::Pod pinned = testing::PendingPod("pinned", "100m");
+  pinned.spec.node_selector["example.com/pinned"] = "yes";
+  world_.MustCreate(pinned);
+  ASSERT_TRUE(world_.cluster.Bind("default", "pinned", "ip-1").ok());
+  for (const std::string name : {"web-a", "web-b"}) {
+    world_.MustCreate(testing::PendingPod(name, "100m"));
+    ASSERT_TRUE(world_.cluster.Bind("default", name, "ip-2").ok());
+  }
+  for (const std::string name : {"db-a", "db-b", "db-c"}) {
+    world_.MustCreate(testing::PendingPod(name, "100m"));
+    ASSERT_TRUE(world_.cluster.Bind("default", name, "ip-3").ok());
+  }
+  world_.clock.Step(seconds(10));
+
+  auto decided = controller_->Decide();
+  ASSERT_TRUE(decided.ok()) << decided.status().message();
+  std::string why;
+  for (const auto& b : decided->blocked) why += b.node + ": " + b.reason + "\n";
+  ASSERT_TRUE(decided->command.has_value()) << "an unbounded pass finds it at once\n" << why;
+
+  DisruptionOptions options;
+  options.validation_delay = seconds(0);
+  options.simulator = simulator_;
+  options.simulation_work_per_pass = 1;
+  DisruptionController bounded(world_.clock, world_.cluster, world_.cloud, world_.recorder,
+                               DefaultMethods(world_.clock, *simulator_), options);
+  auto first = bounded.Reconcile({});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_THAT(Deleting(), IsEmpty());
+  ASSERT_TRUE(first->requeue_after.has_value());
+  EXPECT_LT(*first->requeue_after, milliseconds(1)) << "comes back at once, not a poll later";
+
+  auto second = bounded.Reconcile({});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_THAT(Deleting(), ElementsAre("default-2"));
+}
+
 TEST_F(DisruptionTest, MethodsAreTriedInKarpentersOrderOneCommandAPass) {
   std::vector<std::string> names;
   for (const auto& m : DefaultMethods(world_.clock, *simulator_)) names.push_back(m->Name());

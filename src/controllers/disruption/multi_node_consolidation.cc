@@ -45,9 +45,13 @@ core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
 
   // Binary search for the longest prefix of two or more candidates that consolidates: candidates
   // come highest savings ratio first, the order in which they are worth most to remove.
+  // A pass whose share of simulation work is spent keeps the best command found so far, as
+  // Karpenter's multi-node consolidation does at its timeout.
   std::optional<Command> best;
   size_t lo = 2, hi = eligible.size();
-  while (lo <= hi) {
+  bool asked = false;
+  while (lo <= hi && !(asked && simulator_.Spent())) {
+    asked = true;
     const size_t mid = lo + (hi - lo) / 2;
     const std::vector<Candidate> prefix(eligible.begin(), eligible.begin() + mid);
     auto computed = ComputeConsolidation(prefix);

@@ -59,9 +59,11 @@ SchedulingSimulator::SchedulingSimulator(const cluster::ClusterApi& cluster,
                                          SimulatorOptions options)
     : cluster_(cluster), cloud_(cloud), options_(std::move(options)) {}
 
-void SchedulingSimulator::Reset() {
+void SchedulingSimulator::Reset(int64_t work_limit) {
   base_.reset();
   instance_types_.clear();
+  work_ = 0;
+  work_limit_ = work_limit;
 }
 
 core::Status SchedulingSimulator::EnsureSnapshot() {
@@ -143,6 +145,7 @@ core::Result<SimulationResult> SchedulingSimulator::Simulate(
   }
 
   ++solves_;
+  work_ += static_cast<int64_t>(snapshot.pending_pods.size() + snapshot.existing.size());
   auto results = solver::Solve(snapshot, options_.scheduler);
 
   // Put the snapshot back as the pass found it, whatever the solve said.

@@ -17,6 +17,7 @@
 // Pure over the snapshot: no cluster writes, no clock. Not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,8 +72,8 @@ class SchedulingSimulator {
                       SimulatorOptions options = {});
 
   // Forgets the snapshot: the next Simulate reads the cluster again. The disruption controller
-  // calls it at the start of every pass.
-  void Reset();
+  // calls it at the start of every pass, with the pass's share of solver work (0: no bound).
+  void Reset(int64_t work_limit = 0);
 
   // Reschedules the candidates' pods as described above. Errors only when the solver cannot
   // evaluate the inputs (malformed selectors) or instance types cannot be listed.
@@ -80,6 +81,16 @@ class SchedulingSimulator {
 
   // How many solves ran since construction (for benchmarks and tests).
   int solves() const { return solves_; }
+
+  // The solver work since Reset: per solve, the pods it places plus the nodes and NodeClaims it
+  // may place them on — what a solve's time grows with, counted rather than timed so a pass
+  // decides the same in the simulator, in tests and in a cluster.
+  int64_t work() const { return work_; }
+  // Whether this pass has had its share of work. A method asks no more questions once it has
+  // (after its first, so every pass moves on) and leaves the rest to the next pass: the
+  // controllers share one runtime thread, and a pass over thousands of pending pods must not
+  // keep launches and registrations waiting for minutes.
+  bool Spent() const { return work_limit_ > 0 && work_ >= work_limit_; }
 
   // The instance types of this pass (every NodePool's, by name); empty until the first Simulate
   // after Reset. Consolidation prices a replacement's instance-type options with them.
@@ -96,6 +107,8 @@ class SchedulingSimulator {
   std::optional<solver::Snapshot> base_;
   cloud::InstanceTypes instance_types_;
   int solves_ = 0;
+  int64_t work_ = 0;
+  int64_t work_limit_ = 0;
 };
 
 }  // namespace nodesmith::controllers

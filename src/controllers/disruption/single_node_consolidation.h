@@ -2,8 +2,13 @@
 // Karpenter's singlenodeconsolidation.go. Candidates are tried highest savings ratio first, the
 // NodePools taking turns (candidate_order.h), each only if its NodePool's Underutilized budget
 // allows; the first that consolidates gives the command.
+//
+// Where Karpenter gives up after three minutes and starts again from the first candidate, this
+// stops when the pass's share of simulation work is spent and the next pass goes on with the
+// candidates not yet tried; a round ends with a command or when every candidate has been tried.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,13 @@ class SingleNodeConsolidation : public Consolidation {
   std::string ConsolidationType() const override { return "single"; }
   core::Result<std::vector<Command>> ComputeCommands(
       const BudgetMapping& budgets, const std::vector<Candidate>& candidates) override;
+  bool Unfinished() const override { return unfinished_; }
+
+ private:
+  // Names of the candidates this round has tried, and the first error one of them gave.
+  std::set<std::string> tried_;
+  core::Status round_error_ = core::Status::Ok();
+  bool unfinished_ = false;
 };
 
 }  // namespace nodesmith::controllers

@@ -117,6 +117,11 @@ class Method {
   // coming up (a replacement launched by an earlier command), so a pass as soon as it is up may
   // act where a poll later would leave the candidate waiting.
   virtual bool WaitingForCapacity() const { return false; }
+  // After ComputeCommands found nothing: whether it stopped because the pass's share of
+  // simulation work was spent (SchedulingSimulator::Spent) before it had tried every candidate.
+  // The controller passes again at once, after the other controllers' waiting work, and the
+  // method goes on with the candidates it has not tried.
+  virtual bool Unfinished() const { return false; }
 };
 
 }  // namespace nodesmith::controllers
