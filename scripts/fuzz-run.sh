@@ -6,8 +6,8 @@
 # SECONDS is wall-clock time, libFuzzer's -max_total_time. With FUZZ_CLOCK=cpu it is the CPU time
 # (user + system) of the target's process instead: a run that shares its core with other work
 # still gets the whole budget, as a "30 CPU-minutes" claim needs; the target is then stopped with
-# SIGINT, on which libFuzzer prints its final statistics and exits with 72. Either way the table gives the CPU
-# seconds each target used.
+# SIGINT, on which libFuzzer prints its final statistics and exits with 72. Either way the table
+# gives the CPU seconds each target used.
 #
 # New inputs go to BUILD_DIR/corpus/<name>, not to fuzz/corpus/<name>: the checked-in seeds stay
 # small and hand-written; a crash reproducer (BUILD_DIR/crashes/<name>/) is what gets checked in,

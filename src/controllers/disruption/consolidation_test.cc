@@ -260,8 +260,9 @@ TEST_F(ConsolidationTest, SingleNodeLetsNodePoolsTakeTurns) {
 }
 
 TEST_F(ConsolidationTest, SingleNodeGoesOnWhereASpentPassStopped) {
-  // a-1 is tried first and cannot go, b-1 can. A pass whose share of simulation is spent after one question stops before b-1 and says so;
-  // the next pass does not ask about a-1 again but goes on with b-1.
+  // a-1 is tried first and cannot go, b-1 can. A pass whose share of simulation is spent after
+  // one question stops before b-1 and says so; the next pass does not ask about a-1 again but
+  // goes on with b-1.
   AddTwoPoolsTakingTurns();
 
   SingleNodeConsolidation single(clock_, *simulator_, options_);
@@ -416,8 +417,8 @@ TEST_F(ConsolidationTest, MultiNodeTakesTheLongestPrefixThatConsolidates) {
 }
 
 TEST_F(ConsolidationTest, MultiNodeKeepsTheBestCommandFoundWhenThePassIsSpent) {
-  // The search's first question (a and b) already consolidates; a pass spent after it ends the search with that command, as
-  // Karpenter's returns its last valid command at its timeout.
+  // The search's first question (a and b) already consolidates; a pass spent after it ends the
+  // search with that command, as Karpenter's returns its last valid command at its timeout.
   AddTwoNodesThatMergeAndOneThatDoesNot();
 
   MultiNodeConsolidation multi(clock_, *simulator_, options_);
