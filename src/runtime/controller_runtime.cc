@@ -1,5 +1,6 @@
 #include "runtime/controller_runtime.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -21,7 +22,8 @@ void SimulatedRuntime::Register(Controller& controller, ErrorHook on_error) {
   entry->name = controller.Name();
   assert(!by_name_.contains(entry->name) && "controller registered twice");
   entry->on_error = std::move(on_error);
-  entry->queue = std::make_unique<WorkQueue>(loop_, [this, entry] { Schedule(*entry); });
+  entry->queue =
+      std::make_unique<WorkQueue>(loop_, [this, entry] { Schedule(*entry, /*waking=*/true); });
   entries_.push_back(std::move(owned));
   by_name_[entry->name] = entry;
 
@@ -43,9 +45,11 @@ void SimulatedRuntime::Register(Controller& controller, ErrorHook on_error) {
   }
 }
 
-void SimulatedRuntime::Schedule(Entry& entry) {
+void SimulatedRuntime::Schedule(Entry& entry, bool waking) {
   if (entry.scheduled) return;
   entry.scheduled = true;
+  constexpr core::Duration kWakeCredit = std::chrono::seconds(1);
+  if (waking) entry.used = std::max(entry.used, least_used_ - kWakeCredit);
   std::weak_ptr<bool> alive = alive_;
   Entry* e = &entry;
   loop_.At(loop_.Now(), [this, alive, e] {
@@ -54,13 +58,36 @@ void SimulatedRuntime::Schedule(Entry& entry) {
   });
 }
 
+bool SimulatedRuntime::ShouldYield(const Entry& entry) const {
+  for (const auto& other : entries_) {
+    if (other.get() != &entry && other->scheduled && other->used < entry.used) return true;
+  }
+  return false;
+}
+
+void SimulatedRuntime::Charge(Entry& entry, core::Duration took) {
+  entry.used += took;
+  core::Duration least = entry.used;
+  for (const auto& other : entries_) {
+    if (other->scheduled) least = std::min(least, other->used);
+  }
+  least_used_ = std::max(least_used_, least);
+}
+
 void SimulatedRuntime::RunOne(Entry& entry) {
   entry.scheduled = false;
+  if (ShouldYield(entry)) {
+    Schedule(entry, /*waking=*/false);  // behind the others' ready work, all due already
+    return;
+  }
   std::optional<Request> request = entry.queue->Get();
   if (!request) return;
   ++entry.reconciles;
   if (before_) before_(entry.name);
+  const core::Time started = stopwatch_ ? stopwatch_() : core::Time{};
   core::Result<ReconcileResult> result = entry.controller->Reconcile(*request);
+  const core::Duration took = stopwatch_ ? stopwatch_() - started : core::Duration::zero();
+  if (stopwatch_) Charge(entry, took);
   WorkQueue& queue = *entry.queue;
   const char* outcome = "success";
   if (!result.ok()) {
@@ -72,7 +99,13 @@ void SimulatedRuntime::RunOne(Entry& entry) {
     if (*result->requeue_after > core::Duration::zero()) {
       outcome = "requeue_after";
       queue.Forget(*request);
-      queue.AddAfter(*request, *result->requeue_after);
+      // The delay counts from the reconcile's start. One that has passed while it ran makes the
+      // request ready now, so the fair share sees it waiting, not hidden on a timer.
+      if (*result->requeue_after <= took) {
+        queue.Add(*request);
+      } else {
+        queue.AddAfter(*request, *result->requeue_after);
+      }
     } else {
       outcome = "requeue";
       queue.AddRateLimited(*request);
@@ -83,7 +116,7 @@ void SimulatedRuntime::RunOne(Entry& entry) {
   if (after_) after_(entry.name, outcome);
   queue.Done(*request);
   // One reconcile per event: give other controllers' events at this instant their turn.
-  if (queue.Len() > 0) Schedule(entry);
+  if (queue.Len() > 0) Schedule(entry, /*waking=*/false);
 }
 
 SimulatedRuntime::Entry* SimulatedRuntime::Find(const std::string& name) const {

@@ -12,6 +12,15 @@
 //    request retried with exponential backoff (5 ms doubling to 1000 s); RequeueAfter(d > 0)
 //    resets the backoff and re-adds the request after d; RequeueAfter(d <= 0) is a plain
 //    "requeue" and waits the backoff, as controller-runtime's Requeue: true; Done() forgets it.
+// With a stopwatch (the threaded runtime's wall clock), reconciles take time, and the one thread
+// is shared by it, as a fair scheduler shares a core: each controller counts the thread time its
+// reconciles used, and when its turn comes while a controller that used less has work ready, it
+// goes to the back of the line. A controller waking from idle is counted as having used no less
+// than the least-served busy one minus one second, so idling banks no more than a second of
+// priority. So a controller with slow reconciles (a disruption pass of seconds) gets about half
+// of the thread while another has work, and all of it when none has; without the rule each of
+// the others would get one reconcile per slow one. In virtual time reconciles take no time and
+// nothing changes.
 // The runtime owns neither the controllers, the loop nor the cluster. REQUIRES: all three
 // outlive the runtime's use; watches and timers registered by a destroyed runtime do nothing.
 #pragma once
@@ -50,6 +59,10 @@ class SimulatedRuntime {
     after_ = std::move(after);
   }
 
+  // Measures how long each reconcile takes, for the fair share above; without it reconciles
+  // take no time, as in the simulator.
+  void SetStopwatch(std::function<core::Time()> now) { stopwatch_ = std::move(now); }
+
   // Starts driving `controller`. REQUIRES: its Name() is not registered yet.
   void Register(Controller& controller, ErrorHook on_error = nullptr);
 
@@ -76,11 +89,17 @@ class SimulatedRuntime {
     bool scheduled = false;  // a RunOne event for this entry is on the loop
     int64_t reconciles = 0;
     int64_t errors = 0;
+    core::Duration used{0};  // thread time its reconciles took, for the fair share
   };
 
   Entry* Find(const std::string& name) const;
-  void Schedule(Entry& entry);
+  // `waking`: the entry's queue has just got work (not: it goes on with more).
+  void Schedule(Entry& entry, bool waking);
   void RunOne(Entry& entry);
+  // True when another controller that used less of the thread than `entry` has work ready.
+  bool ShouldYield(const Entry& entry) const;
+  // Counts a reconcile of `entry` that took `took`.
+  void Charge(Entry& entry, core::Duration took);
   static Request RequestFor(const Controller& controller, const std::string& ns,
                             const std::string& name);
 
@@ -88,6 +107,10 @@ class SimulatedRuntime {
   cluster::ClusterApi& cluster_;
   std::function<void(const std::string&)> before_;
   ReconcileObserver after_;
+  std::function<core::Time()> stopwatch_;
+  // The least thread time used among the controllers with work, as of the last reconcile; it
+  // never decreases. Waking controllers are counted from a second below it.
+  core::Duration least_used_{0};
   std::vector<std::unique_ptr<Entry>> entries_;
   std::map<std::string, Entry*> by_name_;
   // Watch callbacks and loop events hold a weak reference and do nothing once it expires.

@@ -12,7 +12,9 @@ ThreadedRuntime::ThreadedRuntime(cluster::ClusterApi& cluster, ThreadedRuntimeOp
     : options_(std::move(options)),
       clock_(options_.now ? options_.now() : core::SystemNow()),
       loop_(clock_),
-      runtime_(loop_, cluster) {}
+      runtime_(loop_, cluster) {
+  runtime_.SetStopwatch([this] { return WallNow(); });
+}
 
 ThreadedRuntime::~ThreadedRuntime() { Stop(); }
 

@@ -14,6 +14,8 @@
 //      reconcile does not delay news;
 //   4. sleeps until the next loop event, a Wake() (an informer queued a change), a Post(), or
 //      Stop().
+// Reconciles are timed on the wall clock, so the one thread is shared fairly among the
+// controllers (see SimulatedRuntime: a slow reconcile does not buy a turn per fast one).
 // Stop() lets the reconcile in flight finish — its writes complete or fail as they would — and
 // makes Run return before the next one starts.
 //

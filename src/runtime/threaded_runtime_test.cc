@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <future>
 #include <mutex>
 #include <string>
@@ -193,6 +194,84 @@ TEST_F(ThreadedRuntimeTest, ErrorsAreRetriedWithBackoffAndObserved) {
   runtime.Stop();
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_THAT(outcomes, ::testing::ElementsAre("probe:error", "probe:error", "probe:success"));
+}
+
+TEST_F(ThreadedRuntimeTest, ASlowControllerLetsTheOthersReadyWorkRunBeforeItsNextTurn) {
+  // The wall clock is the test's: each reconcile of "slow" (a consolidation pass) takes 4 s of
+  // it and asks to come back at once; "fast" (NodeClaim lifecycle) has five requests ready and
+  // takes no time. Fast's five go between slow's first and second passes, not one per pass.
+  std::atomic<int64_t> wall{1'700'000'000'000'000'000};
+  ThreadedRuntimeOptions options;
+  options.now = [&] { return core::Time{wall.load()}; };
+  options.max_sleep = milliseconds(5);
+  for (const char* name : {"n1", "n2", "n3", "n4", "n5"}) {
+    ASSERT_TRUE(cluster_.Create(NodeNamed(name)).ok());
+  }
+  ThreadedRuntime runtime(cluster_, options);
+  std::mutex mu;
+  std::vector<std::string> order;
+  auto record = [&](const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back(what);
+  };
+  ProbeController slow("slow", /*singleton=*/true, runtime.clock());
+  int passes = 0;
+  slow.on_reconcile = [&](const Request&) -> core::Result<ReconcileResult> {
+    record("slow");
+    wall += std::chrono::nanoseconds(std::chrono::seconds(4)).count();
+    if (++passes < 3) return ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
+    return ReconcileResult::Done();
+  };
+  ProbeController fast("fast", /*singleton=*/false, runtime.clock());
+  fast.on_reconcile = [&](const Request& r) -> core::Result<ReconcileResult> {
+    record(r.name);
+    return ReconcileResult::Done();
+  };
+  runtime.controllers().Register(slow);
+  runtime.controllers().Register(fast);
+  runtime.Start();
+  ASSERT_TRUE(slow.WaitFor(3));
+  ASSERT_TRUE(fast.WaitFor(5));
+  runtime.Stop();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_THAT(order, ::testing::ElementsAre("slow", "n1", "n2", "n3", "n4", "n5", "slow", "slow"));
+}
+
+TEST_F(ThreadedRuntimeTest, ControllersWithSlowReconcilesShareTheThreadByTime) {
+  // "a" takes 3 s a reconcile and "b" 1 s, both always wanting more: b gets about three turns
+  // for each of a's, so each has about half of the thread.
+  std::atomic<int64_t> wall{1'700'000'000'000'000'000};
+  ThreadedRuntimeOptions options;
+  options.now = [&] { return core::Time{wall.load()}; };
+  options.max_sleep = milliseconds(5);
+  ThreadedRuntime runtime(cluster_, options);
+  std::mutex mu;
+  std::map<std::string, int64_t> busy;  // seconds of the thread each got
+  std::atomic<int> total{0};
+  auto taking = [&](const std::string& name, int secs) {
+    return [&, name, secs](const Request&) -> core::Result<ReconcileResult> {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        busy[name] += secs;
+      }
+      wall += std::chrono::nanoseconds(std::chrono::seconds(secs)).count();
+      ++total;
+      return ReconcileResult::RequeueAfter(std::chrono::nanoseconds(1));
+    };
+  };
+  ProbeController a("a", true, runtime.clock());
+  ProbeController b("b", true, runtime.clock());
+  a.on_reconcile = taking("a", 3);
+  b.on_reconcile = taking("b", 1);
+  runtime.controllers().Register(a);
+  runtime.controllers().Register(b);
+  runtime.Start();
+  ASSERT_TRUE(a.WaitFor(10));
+  runtime.Stop();
+  std::lock_guard<std::mutex> lock(mu);
+  const double share = double(busy["a"]) / double(busy["a"] + busy["b"]);
+  EXPECT_GT(share, 0.4) << busy["a"] << " s of a, " << busy["b"] << " s of b";
+  EXPECT_LT(share, 0.6) << busy["a"] << " s of a, " << busy["b"] << " s of b";
 }
 
 }  // namespace
