@@ -119,9 +119,11 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
                 {"capacity_type", FieldOf(event, "capacityType")},
                 {"zone", FieldOf(event, "zone")}})
         .Inc();
-  } else if (event.logger == "controller.disruption" && event.message.rfind("Pausing ", 0) == 0) {
+  } else if (event.logger == "controller.disruption" &&
+             (event.message.rfind("Pausing ", 0) == 0 || event.message.rfind("Cutting ", 0) == 0)) {
     // Karpenter counts a consolidation that ran out of time; nodesmith's ran out of its pass's
-    // share of simulation work and goes on in the next.
+    // share of simulation work: single-node goes on in the next pass, multi-node acts on the
+    // best command it found.
     f.voluntary_disruption_consolidation_timeouts_total
         ->With({{"consolidation_type", FieldOf(event, "consolidationType")}})
         .Inc();

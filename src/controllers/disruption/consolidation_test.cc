@@ -428,6 +428,11 @@ TEST_F(ConsolidationTest, MultiNodeKeepsTheBestCommandFoundWhenThePassIsSpent) {
   EXPECT_EQ(simulator_->solves(), before + 1);
   ASSERT_THAT(commands, SizeIs(1));
   EXPECT_THAT(Nodes(commands[0]), ElementsAre("a", "b"));
+  EXPECT_TRUE(multi.CutShort()) << "a, b and c was not asked";
+
+  simulator_->Reset();
+  testing::ComputeCommandsOf(multi, clock_, cluster_, *cloud_);
+  EXPECT_FALSE(multi.CutShort()) << "an unbounded search asks until it is done";
 }
 
 TEST_F(ConsolidationTest, SingleNodeReplacesALargeNodeByACheaperSmallOne) {

@@ -179,14 +179,22 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
       pass.method = m;
       break;
     }
+    // Karpenter counts its consolidation timeouts where these lines are; the metric follows them.
     if (!pass.decision.command && method->Unfinished()) {
-      // Karpenter counts its consolidation timeouts here; the metric follows this line.
       Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
            "Pausing " + method->Name() + " consolidation: this pass's share of simulation is " +
                "spent; the next pass goes on with the candidates not yet tried",
            "", {{"consolidationType", type}});
       pass.unfinished = true;
       break;
+    }
+    if (method->CutShort()) {
+      Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
+           "Cutting " + method->Name() + " consolidation short: this pass's share of simulation " +
+               "is spent; " +
+               (pass.decision.command ? "acting on the best command found"
+                                      : "no command was found"),
+           "", {{"consolidationType", type}});
     }
   }
   if (skip_unchanged && consolidation_ran) {

@@ -20,6 +20,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
+using ::testing::HasSubstr;
 using testing::World;
 namespace s = scheduling;
 
@@ -535,6 +536,8 @@ TEST_F(DisruptionTest, ASpentPassComesBackAtOnceAndGoesOnWhereItStopped) {
   EXPECT_THAT(Deleting(), IsEmpty());
   ASSERT_TRUE(first->requeue_after.has_value());
   EXPECT_LT(*first->requeue_after, milliseconds(1)) << "comes back at once, not a poll later";
+  // The line the consolidation-timeout metric counts.
+  EXPECT_THAT(world_.Messages(), Contains(HasSubstr("Pausing single-node consolidation: ")));
 
   auto second = bounded.Reconcile({});
   ASSERT_TRUE(second.ok()) << second.status().message();

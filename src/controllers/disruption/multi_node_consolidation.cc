@@ -41,6 +41,7 @@ core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
       WithinBudgets(budgets, BySavingsRatio(candidates), std::max(options_.multi_node_max_candidates, 0),
                     /*together=*/true);
   // Single nodes are single-node consolidation's; it finds every one-node option.
+  cut_short_ = false;
   if (eligible.size() < 2) return std::vector<Command>{};
 
   // Binary search for the longest prefix of two or more candidates that consolidates: candidates
@@ -64,6 +65,7 @@ core::Result<std::vector<Command>> MultiNodeConsolidation::ComputeCommands(
       hi = mid - 1;
     }
   }
+  cut_short_ = lo <= hi;
   if (!best) return std::vector<Command>{};
   return std::vector<Command>{std::move(*best)};
 }

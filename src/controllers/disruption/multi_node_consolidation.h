@@ -28,11 +28,15 @@ class MultiNodeConsolidation : public Consolidation {
   std::string ConsolidationType() const override { return "multi"; }
   core::Result<std::vector<Command>> ComputeCommands(
       const BudgetMapping& budgets, const std::vector<Candidate>& candidates) override;
+  bool CutShort() const override { return cut_short_; }
 
  protected:
   // Below the cheapest candidate whose own instance type is among the options.
   double ReplacementCeiling(const solver::NewNodeClaim& replacement,
                             const std::vector<Candidate>& candidates) const override;
+
+ private:
+  bool cut_short_ = false;  // the last search ended with prefixes left to try
 };
 
 }  // namespace nodesmith::controllers

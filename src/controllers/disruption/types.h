@@ -122,6 +122,10 @@ class Method {
   // The controller passes again at once, after the other controllers' waiting work, and the
   // method goes on with the candidates it has not tried.
   virtual bool Unfinished() const { return false; }
+  // After ComputeCommands: whether it stopped looking because the pass's share of simulation
+  // work was spent, with or without a command (Unfinished, or multi-node consolidation keeping
+  // the best command it had found). Karpenter counts these as consolidation timeouts.
+  virtual bool CutShort() const { return Unfinished(); }
 };
 
 }  // namespace nodesmith::controllers
