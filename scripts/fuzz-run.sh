@@ -8,6 +8,8 @@
 # still gets the whole budget, as a "30 CPU-minutes" claim needs; the target is then stopped with
 # SIGINT, on which libFuzzer prints its final statistics and exits with 72. Either way the table
 # gives the CPU seconds each target used.
+# Slow a run beside other work with nice, never pause it (SIGSTOP): -timeout counts wall time, so
+# the input in flight across a pause is reported as a timeout.
 #
 # New inputs go to BUILD_DIR/corpus/<name>, not to fuzz/corpus/<name>: the checked-in seeds stay
 # small and hand-written; a crash reproducer (BUILD_DIR/crashes/<name>/) is what gets checked in,
