@@ -3,6 +3,7 @@
 #include <set>
 
 #include "api/node_status.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "metrics/exposition.h"
 #include "operator/karpenter_log.h"
 #include "scheduling/well_known_labels.h"
@@ -120,7 +121,7 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
                 {"zone", FieldOf(event, "zone")}})
         .Inc();
   } else if (event.logger == "controller.disruption" &&
-             (event.message.rfind("Pausing ", 0) == 0 || event.message.rfind("Cutting ", 0) == 0)) {
+             !FieldOf(event, controllers::kConsolidationTimeoutField).empty()) {
     // Karpenter counts a consolidation that ran out of time; nodesmith's ran out of its pass's
     // share of simulation work: single-node goes on in the next pass, multi-node acts on the
     // best command it found.

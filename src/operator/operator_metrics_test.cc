@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cluster/memory_cluster.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "core/clock.h"
 
 namespace nodesmith::op {
@@ -44,23 +45,27 @@ class OperatorMetricsTest : public ::testing::Test {
 
 TEST_F(OperatorMetricsTest, AConsolidationCutShortCountsAsAConsolidationTimeout) {
   // The disruption controller's lines when a pass's share of simulation is spent: single-node
-  // pauses until the next pass, multi-node acts on the best command it found.
-  auto disruption = [&](const std::string& message, const std::string& type) {
-    metrics_->OnRecorded({LogLevel::kDebug, "controller.disruption", message, "",
-                          {{"consolidationType", type}}},
-                         cluster_);
-  };
-  disruption("Pausing single-node consolidation: this pass's share of simulation is spent; the "
-             "next pass goes on with the candidates not yet tried",
-             "single");
-  for (int i = 0; i < 2; ++i) {
-    disruption("Cutting multi-node consolidation short: this pass's share of simulation is "
-               "spent; acting on the best command found",
-               "multi");
-  }
-  // The same words from another controller are not a consolidation's.
-  metrics_->OnRecorded({LogLevel::kInfo, "controller.provisioner", "Pausing nothing", "", {}},
+  // pauses until the next pass, multi-node acts on the best command it found, or on none.
+  using controllers::ConsolidationTimeout;
+  using controllers::ConsolidationTimeoutEvent;
+  metrics_->OnRecorded(
+      ConsolidationTimeoutEvent("single-node", "single", ConsolidationTimeout::kPaused), cluster_);
+  metrics_->OnRecorded(ConsolidationTimeoutEvent("multi-node", "multi",
+                                                 ConsolidationTimeout::kCutShortWithCommand),
                        cluster_);
+  metrics_->OnRecorded(ConsolidationTimeoutEvent("multi-node", "multi",
+                                                 ConsolidationTimeout::kCutShortWithoutCommand),
+                       cluster_);
+  // The metric reads the line's field, not its words: the same words without it, or the field
+  // from another controller, are not a consolidation's timeout.
+  RecordedEvent reworded =
+      ConsolidationTimeoutEvent("single-node", "single", ConsolidationTimeout::kPaused);
+  reworded.fields.pop_back();
+  metrics_->OnRecorded(reworded, cluster_);
+  RecordedEvent elsewhere =
+      ConsolidationTimeoutEvent("single-node", "single", ConsolidationTimeout::kPaused);
+  elsewhere.logger = "controller.provisioner";
+  metrics_->OnRecorded(elsewhere, cluster_);
   EXPECT_EQ(SeriesOf(*metrics_, "karpenter_voluntary_disruption_consolidation_timeouts_total"),
             (std::map<std::string, double>{{"multi", 2}, {"single", 1}}));
 }

@@ -50,6 +50,26 @@ std::vector<std::unique_ptr<Method>> DefaultMethods(const core::Clock& clock,
   return methods;
 }
 
+runtime::RecordedEvent ConsolidationTimeoutEvent(const std::string& method,
+                                                 const std::string& consolidation_type,
+                                                 ConsolidationTimeout timeout) {
+  const bool paused = timeout == ConsolidationTimeout::kPaused;
+  std::string message =
+      paused ? "Pausing " + method + " consolidation: this pass's share of simulation is spent; " +
+                   "the next pass goes on with the candidates not yet tried"
+             : "Cutting " + method + " consolidation short: this pass's share of simulation is " +
+                   "spent; " +
+                   (timeout == ConsolidationTimeout::kCutShortWithCommand
+                        ? "acting on the best command found"
+                        : "no command was found");
+  return {runtime::LogLevel::kDebug,
+          kLogger,
+          std::move(message),
+          "",
+          {{"consolidationType", consolidation_type},
+           {kConsolidationTimeoutField, paused ? "paused" : "cutShort"}}};
+}
+
 DisruptionController::DisruptionController(const core::Clock& clock, cluster::ClusterApi& cluster,
                                            cloud::CloudProvider& cloud,
                                            runtime::EventRecorder& recorder,
@@ -179,22 +199,17 @@ core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip
       pass.method = m;
       break;
     }
-    // Karpenter counts its consolidation timeouts where these lines are; the metric follows them.
     if (!pass.decision.command && method->Unfinished()) {
-      Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
-           "Pausing " + method->Name() + " consolidation: this pass's share of simulation is " +
-               "spent; the next pass goes on with the candidates not yet tried",
-           "", {{"consolidationType", type}});
+      recorder_.Record(
+          ConsolidationTimeoutEvent(method->Name(), type, ConsolidationTimeout::kPaused));
       pass.unfinished = true;
       break;
     }
     if (method->CutShort()) {
-      Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
-           "Cutting " + method->Name() + " consolidation short: this pass's share of simulation " +
-               "is spent; " +
-               (pass.decision.command ? "acting on the best command found"
-                                      : "no command was found"),
-           "", {{"consolidationType", type}});
+      recorder_.Record(ConsolidationTimeoutEvent(
+          method->Name(), type,
+          pass.decision.command ? ConsolidationTimeout::kCutShortWithCommand
+                                : ConsolidationTimeout::kCutShortWithoutCommand));
     }
   }
   if (skip_unchanged && consolidation_ran) {

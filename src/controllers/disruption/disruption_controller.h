@@ -80,6 +80,21 @@ struct DisruptionOptions {
   // (MemoryCluster does; KubeCluster's informers may be read ahead of their announcements).
   bool index_pods = false;
 };
+// Karpenter's consolidation timeout, as nodesmith has it: a consolidation method ran out of its
+// pass's share of simulation work. Single-node is paused and goes on in the next pass;
+// multi-node is cut short and acts on the best command it found, if any.
+enum class ConsolidationTimeout { kPaused, kCutShortWithCommand, kCutShortWithoutCommand };
+
+// The field that marks a pass's debug line as a consolidation timeout ("paused" or "cutShort");
+// the operator's karpenter_voluntary_disruption_consolidation_timeouts_total counts these lines
+// by it, not by their wording.
+inline constexpr const char* kConsolidationTimeoutField = "consolidationTimeout";
+
+// The line a pass records for a consolidation timeout of `method` ("single-node"), whose
+// Karpenter consolidation type is `consolidation_type` ("single", "multi").
+runtime::RecordedEvent ConsolidationTimeoutEvent(const std::string& method,
+                                                 const std::string& consolidation_type,
+                                                 ConsolidationTimeout timeout);
 
 
 class DisruptionController : public runtime::Controller {

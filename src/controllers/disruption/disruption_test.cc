@@ -37,6 +37,59 @@ class DisruptionTest : public ::testing::Test {
   void AddNode(int i, std::string pool = "default") {
     world_.AddManagedNode(std::to_string(i), pool);
   }
+  // AddNode(i) with room for 2 CPUs and 110 pods: small pods of several such nodes fit on one.
+  void AddTwoCpuNode(int i) {
+    AddNode(i);
+    api::Node n = world_.MustGet<api::Node>("", "ip-" + std::to_string(i));
+    n.status.capacity = {{"cpu", api::Quantity::MustParse("2")},
+                         {"pods", api::Quantity::MustParse("110")}};
+    n.status.allocatable = n.status.capacity;
+    ASSERT_TRUE(world_.cluster.Update(n).ok());
+  }
+  // A pod of 100m bound to `node`.
+  void BindSmallPod(const std::string& name, const std::string& node) {
+    world_.MustCreate(testing::PendingPod(name, "100m"));
+    ASSERT_TRUE(world_.cluster.Bind("default", name, node).ok());
+  }
+  // Three two-CPU nodes with one small pod each, underutilized consolidation at once and a
+  // budget that allows all of them.
+  void AddThreeNodesAnyTwoOfWhichFitOnTheThird() {
+    UpdatePool([](api::NodePool& p) {
+      p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized";
+      p.disruption.consolidate_after = core::NillableDuration{seconds(0)};
+      p.disruption.budgets = {api::Budget{"100%", std::nullopt, std::nullopt, {}}};
+    });
+    for (int i = 1; i <= 3; ++i) {
+      AddTwoCpuNode(i);
+      BindSmallPod("web-" + std::to_string(i), "ip-" + std::to_string(i));
+    }
+    world_.clock.Step(seconds(10));
+  }
+  // The consolidation timeouts recorded so far, as "<consolidationType> <how>".
+  std::vector<std::string> ConsolidationTimeouts() const {
+    std::vector<std::string> out;
+    for (const auto& e : world_.recorder.events()) {
+      std::string type, how;
+      for (const auto& [k, v] : e.fields) {
+        if (k == "consolidationType") type = v;
+        if (k == kConsolidationTimeoutField) how = v;
+      }
+      if (!how.empty()) out.push_back(type + " " + how);
+    }
+    return out;
+  }
+  // A controller whose passes may spend `work` of simulation (Reconcile only; Decide is never
+  // bounded).
+  std::unique_ptr<DisruptionController> BoundedController(int64_t work) {
+    DisruptionOptions options;
+    options.validation_delay = seconds(0);
+    options.simulator = simulator_;
+    options.simulation_work_per_pass = work;
+    return std::make_unique<DisruptionController>(world_.clock, world_.cluster, world_.cloud,
+                                                  world_.recorder,
+                                                  DefaultMethods(world_.clock, *simulator_),
+                                                  options);
+  }
   void BindPod(const std::string& name, const std::string& node, bool daemon = false) {
     api::Pod p = testing::PendingPod(name);
     if (daemon) p.metadata.owner_references = {{"apps/v1", "DaemonSet", "ds", "u", true}};
@@ -496,27 +549,16 @@ TEST_F(DisruptionTest, ASpentPassComesBackAtOnceAndGoesOnWhereItStopped) {
     p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized";
     p.disruption.consolidate_after = core::NillableDuration{seconds(0)};
   });
-  for (int i = 1; i <= 3; ++i) {
-    AddNode(i);
-    api::Node n = world_.MustGet<api::Node>("", "ip-" + std::to_string(i));
-    n.status.capacity = {{"cpu", api::Quantity::MustParse("2")},
-                         {"pods", api::Quantity::MustParse("110")}};
-    n.status.allocatable = n.status.capacity;
-    if (i == 1) n.metadata.labels["example.com/pinned"] = "yes";
-    ASSERT_TRUE(world_.cluster.Update(n).ok());
-  }
+  for (int i = 1; i <= 3; ++i) AddTwoCpuNode(i);
+  api::Node one = world_.MustGet<api::Node>("", "ip-1");
+  one.metadata.labels["example.com/pinned"] = "yes";
+  ASSERT_TRUE(world_.cluster.Update(one).ok());
   api::Pod pinned = testing::PendingPod("pinned", "100m");
   pinned.spec.node_selector["example.com/pinned"] = "yes";
   world_.MustCreate(pinned);
   ASSERT_TRUE(world_.cluster.Bind("default", "pinned", "ip-1").ok());
-  for (const std::string name : {"web-a", "web-b"}) {
-    world_.MustCreate(testing::PendingPod(name, "100m"));
-    ASSERT_TRUE(world_.cluster.Bind("default", name, "ip-2").ok());
-  }
-  for (const std::string name : {"db-a", "db-b", "db-c"}) {
-    world_.MustCreate(testing::PendingPod(name, "100m"));
-    ASSERT_TRUE(world_.cluster.Bind("default", name, "ip-3").ok());
-  }
+  for (const std::string name : {"web-a", "web-b"}) BindSmallPod(name, "ip-2");
+  for (const std::string name : {"db-a", "db-b", "db-c"}) BindSmallPod(name, "ip-3");
   world_.clock.Step(seconds(10));
 
   auto decided = controller_->Decide();
@@ -525,23 +567,46 @@ TEST_F(DisruptionTest, ASpentPassComesBackAtOnceAndGoesOnWhereItStopped) {
   for (const auto& b : decided->blocked) why += b.node + ": " + b.reason + "\n";
   ASSERT_TRUE(decided->command.has_value()) << "an unbounded pass finds it at once\n" << why;
 
-  DisruptionOptions options;
-  options.validation_delay = seconds(0);
-  options.simulator = simulator_;
-  options.simulation_work_per_pass = 1;
-  DisruptionController bounded(world_.clock, world_.cluster, world_.cloud, world_.recorder,
-                               DefaultMethods(world_.clock, *simulator_), options);
-  auto first = bounded.Reconcile({});
+  auto bounded = BoundedController(1);
+  auto first = bounded->Reconcile({});
   ASSERT_TRUE(first.ok()) << first.status().message();
   EXPECT_THAT(Deleting(), IsEmpty());
   ASSERT_TRUE(first->requeue_after.has_value());
   EXPECT_LT(*first->requeue_after, milliseconds(1)) << "comes back at once, not a poll later";
   // The line the consolidation-timeout metric counts.
   EXPECT_THAT(world_.Messages(), Contains(HasSubstr("Pausing single-node consolidation: ")));
+  EXPECT_THAT(ConsolidationTimeouts(), ElementsAre("single paused"));
 
-  auto second = bounded.Reconcile({});
+  auto second = bounded->Reconcile({});
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_THAT(Deleting(), ElementsAre("default-2"));
+}
+
+TEST_F(DisruptionTest, ASpentPassCutsMultiNodeShortAndActsOnTheBestCommandFound) {
+  // Three nodes of small pods: any two of them fit on the third. Multi-node consolidation's
+  // first question (the first two candidates) already consolidates; with a share of simulation
+  // work that one question spends, the pass acts on that command instead of asking whether all
+  // three would, and records a consolidation timeout.
+  AddThreeNodesAnyTwoOfWhichFitOnTheThird();
+
+  auto bounded = BoundedController(1);
+  auto pass = bounded->Reconcile({});
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_THAT(Deleting(), SizeIs(2)) << "the first question's two nodes, not a pass later";
+  EXPECT_THAT(ConsolidationTimeouts(), ElementsAre("multi cutShort"));
+  EXPECT_THAT(world_.Messages(),
+              Contains(HasSubstr("Cutting multi-node consolidation short: this pass's share of "
+                                 "simulation is spent; acting on the best command found")));
+}
+
+TEST_F(DisruptionTest, AnUnboundedPassRecordsNoConsolidationTimeout) {
+  AddThreeNodesAnyTwoOfWhichFitOnTheThird();
+
+  auto unbounded = BoundedController(0);
+  auto pass = unbounded->Reconcile({});
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_THAT(Deleting(), SizeIs(2)) << "two of the three go, their pods onto the third";
+  EXPECT_THAT(ConsolidationTimeouts(), IsEmpty());
 }
 
 TEST_F(DisruptionTest, MethodsAreTriedInKarpentersOrderOneCommandAPass) {
