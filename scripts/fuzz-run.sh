@@ -11,6 +11,9 @@
 # Slow a run beside other work with nice, never pause it (SIGSTOP): -timeout counts wall time, so
 # the input in flight across a pause is reported as a timeout.
 #
+# Crashes are libFuzzer's crash-, leak-, oom- and timeout- reproducers; an input that finished
+# but took over 10 s is a slow- unit, counted apart: worth a look, not a failure.
+#
 # New inputs go to BUILD_DIR/corpus/<name>, not to fuzz/corpus/<name>: the checked-in seeds stay
 # small and hand-written; a crash reproducer (BUILD_DIR/crashes/<name>/) is what gets checked in,
 # beside the fix. Exit status 1 when any target crashed.
@@ -49,7 +52,7 @@ reaped_cpu() {
 }
 
 status=0
-printf '%-22s %12s %8s %8s %8s %8s\n' target executions cov ft crashes cpu_s
+printf '%-26s %12s %8s %8s %8s %6s %8s\n' target executions cov ft crashes slow cpu_s
 for name in "${names[@]}"; do
   work="$build/corpus/$name" crashes="$build/crashes/$name" log="$build/fuzz-logs/$name.log"
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
@@ -79,8 +82,10 @@ for name in "${names[@]}"; do
   last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-  found=$(find "$crashes" -type f -newer "$mark" ! -name .started | wc -l)
-  printf '%-22s %12s %8s %8s %8s %8s\n' "$name" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$found" "$cpu"
+  found=$(find "$crashes" -type f -newer "$mark" ! -name .started ! -name 'slow-unit-*' | wc -l)
+  slow=$(find "$crashes" -type f -newer "$mark" -name 'slow-unit-*' | wc -l)
+  printf '%-26s %12s %8s %8s %8s %6s %8s\n' "$name" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$found" \
+    "$slow" "$cpu"
   if [ $rc -ne 0 ] || [ "$found" -ne 0 ]; then
     status=1
     echo "  $name: exit $rc, log $log, reproducers in $crashes/" >&2
