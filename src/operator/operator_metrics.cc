@@ -180,8 +180,6 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
 void OperatorMetrics::Collect(const cluster::ClusterApi& view, const cluster::ClusterApi& live,
                               const cloud::Catalog& catalog) {
   const metrics::KarpenterMetrics& f = *families_;
-  f.cluster_state_node_count->WithLabelValues({}).Set(
-      static_cast<double>(view.ListObjects(cluster::Kind::kNode).size()));
 
   // NodePools: usage (capacity of their NodeClaims), limits, $/h.
   std::map<std::string, api::ResourceList> usage;
@@ -213,7 +211,8 @@ void OperatorMetrics::Collect(const cluster::ClusterApi& view, const cluster::Cl
     f.nodepool_cost_per_hour->With({{"nodepool", name}}).Set(cost[name]);
   });
 
-  // Nodes: allocatable per resource; series of nodes gone are removed.
+  // Nodes: their count, and allocatable per resource; series of nodes gone are removed. The
+  // walk counts them: a list would copy every Node (with 10,000 Nodes, a third of this call).
   std::set<std::string> present;
   view.ForEachObject(cluster::Kind::kNode, [&](const cluster::Object& o) {
     const auto& node = std::get<api::Node>(o);
@@ -226,6 +225,7 @@ void OperatorMetrics::Collect(const cluster::ClusterApi& view, const cluster::Cl
           .Set(q.AsDouble());
     }
   });
+  f.cluster_state_node_count->WithLabelValues({}).Set(static_cast<double>(present.size()));
   {
     std::lock_guard<std::mutex> lock(nodes_mu_);
     for (const std::string& n : nodes_exported_) {

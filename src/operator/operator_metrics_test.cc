@@ -70,5 +70,28 @@ TEST_F(OperatorMetricsTest, AConsolidationCutShortCountsAsAConsolidationTimeout)
             (std::map<std::string, double>{{"multi", 2}, {"single", 1}}));
 }
 
+TEST_F(OperatorMetricsTest, CollectCountsTheNodesAndExportsTheAllocatableOfThosePresent) {
+  auto node = [](const std::string& name) {
+    api::Node n;
+    n.metadata.name = name;
+    n.status.allocatable = {{"cpu", api::Quantity::MustParse("4")}};
+    return n;
+  };
+  ASSERT_TRUE(cluster_.Create(node("ip-1")).ok());
+  ASSERT_TRUE(cluster_.Create(node("ip-2")).ok());
+  const cloud::Catalog catalog;
+  metrics_->Collect(cluster_, cluster_, catalog);
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_cluster_state_node_count"),
+            (std::map<std::string, double>{{"", 2}}));
+  EXPECT_THAT(SeriesOf(*metrics_, "karpenter_nodes_allocatable"), ::testing::SizeIs(2));
+
+  ASSERT_TRUE(cluster_.Delete<api::Node>("", "ip-1").ok());
+  metrics_->Collect(cluster_, cluster_, catalog);
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_cluster_state_node_count"),
+            (std::map<std::string, double>{{"", 1}}));
+  EXPECT_THAT(SeriesOf(*metrics_, "karpenter_nodes_allocatable"), ::testing::SizeIs(1))
+      << "the series of a Node gone is removed";
+}
+
 }  // namespace
 }  // namespace nodesmith::op

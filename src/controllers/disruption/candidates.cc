@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <variant>
 
 #include "cluster/disruption_budget.h"
@@ -160,7 +161,9 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
     double positive_eviction_cost = 0;
     std::string blocked;  // the first pod that holds the node, and why
   };
-  std::map<std::string, NodePods> pods_by_node;
+  // Hashed: every pod of the cluster looks its node up here; with 10,000 nodes an ordered map
+  // compares ~14 node names per pod.
+  std::unordered_map<std::string, NodePods> pods_by_node;
   if (!index) {
     cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
       const auto& pod = std::get<api::Pod>(o);
