@@ -433,6 +433,9 @@ Result<std::unique_ptr<KarpenterMetrics>> KarpenterMetrics::Create(
       ->WithLabelValues({options.version.empty() ? core::kVersion : options.version,
                          CompilerVersion(), GoArch(), options.commit})
       .Set(1);
+  // The provisioner reports unschedulable pods when their number changes from the last (0 at
+  // start); the series is there from the start, as Karpenter's is after its first round.
+  m->scheduler_unschedulable_pods_count->WithLabelValues({"provisioner"}).Set(0);
   // Karpenter starts both consolidation timeout counters at zero.
   for (const char* type : {"multi", "single"}) {
     m->voluntary_disruption_consolidation_timeouts_total->WithLabelValues({type}).Add(0);

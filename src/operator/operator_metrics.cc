@@ -4,6 +4,7 @@
 
 #include "api/node_status.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/provisioning/provisioner.h"
 #include "metrics/exposition.h"
 #include "operator/karpenter_log.h"
 #include "scheduling/well_known_labels.h"
@@ -128,6 +129,12 @@ void OperatorMetrics::OnRecorded(const runtime::RecordedEvent& event,
     f.voluntary_disruption_consolidation_timeouts_total
         ->With({{"consolidation_type", FieldOf(event, "consolidationType")}})
         .Inc();
+  } else if (event.logger == "controller.provisioner" &&
+             !FieldOf(event, controllers::kUnschedulablePodsField).empty()) {
+    // As Karpenter's: the pods the last provisioning simulation could place nowhere, not those
+    // kube-scheduler has marked unschedulable (most of which a new node is about to take).
+    f.scheduler_unschedulable_pods_count->With({{"controller", "provisioner"}})
+        .Set(std::stod(FieldOf(event, controllers::kUnschedulablePodsField)));
   } else if (event.logger == "controller.interruption" &&
              event.message.rfind("Received interruption message ", 0) == 0) {
     f.interruption_received_messages_total
@@ -233,19 +240,6 @@ void OperatorMetrics::Collect(const cluster::ClusterApi& view, const cluster::Cl
     }
     nodes_exported_ = present;
   }
-
-  int unschedulable = 0;
-  view.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
-    const auto& pod = std::get<api::Pod>(o);
-    if (!pod.spec.node_name.empty()) return;
-    for (const auto& c : pod.status.conditions) {
-      if (c.type == "PodScheduled" && c.reason == "Unschedulable") {
-        ++unschedulable;
-        break;
-      }
-    }
-  });
-  f.scheduler_unschedulable_pods_count->With({{"controller", "provisioner"}}).Set(unschedulable);
 
   if (options_.shadow) {
     auto node_cost = [&](const cluster::ClusterApi& c) {

@@ -8,6 +8,7 @@
 
 #include "cluster/memory_cluster.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/provisioning/provisioner.h"
 #include "core/clock.h"
 
 namespace nodesmith::op {
@@ -91,6 +92,32 @@ TEST_F(OperatorMetricsTest, CollectCountsTheNodesAndExportsTheAllocatableOfThose
             (std::map<std::string, double>{{"", 1}}));
   EXPECT_THAT(SeriesOf(*metrics_, "karpenter_nodes_allocatable"), ::testing::SizeIs(1))
       << "the series of a Node gone is removed";
+}
+
+TEST_F(OperatorMetricsTest, UnschedulablePodsAreThoseTheProvisionersLastRoundCouldNotPlace) {
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_scheduler_unschedulable_pods_count"),
+            (std::map<std::string, double>{{"provisioner", 0}}));
+  auto round = [&](const std::string& count) {
+    metrics_->OnRecorded({LogLevel::kDebug, "controller.provisioner",
+                          count + " pod(s) unschedulable in this round's simulation", "",
+                          {{controllers::kUnschedulablePodsField, count}}},
+                         cluster_);
+  };
+  round("3");
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_scheduler_unschedulable_pods_count"),
+            (std::map<std::string, double>{{"provisioner", 3}}));
+  // A pod kube-scheduler marked unschedulable is not counted by the gauge's refresh.
+  api::Pod pending;
+  pending.metadata.name = "waiting";
+  pending.metadata.namespace_ = "default";
+  pending.status.conditions.push_back({"PodScheduled", "False", "Unschedulable", "", {}, 0});
+  ASSERT_TRUE(cluster_.Create(pending).ok());
+  metrics_->Collect(cluster_, cluster_, cloud::Catalog{});
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_scheduler_unschedulable_pods_count"),
+            (std::map<std::string, double>{{"provisioner", 3}}));
+  round("0");
+  EXPECT_EQ(SeriesOf(*metrics_, "karpenter_scheduler_unschedulable_pods_count"),
+            (std::map<std::string, double>{{"provisioner", 0}}));
 }
 
 }  // namespace

@@ -122,6 +122,7 @@ core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Req
   if (current.pending.empty()) {
     batch_start_.reset();
     retry_at_.reset();
+    ReportUnschedulable(0);
     return runtime::ReconcileResult::Done();
   }
   if (arrival) {
@@ -212,7 +213,10 @@ core::Status Provisioner::Provision() {
   // Moved, not copied: with 150,000 pods a copy of the object set is ~0.4 s and ~300 MiB.
   auto snapshot = solver::BuildSnapshot(std::move(objects), {}, std::move(types), well_known);
   if (!snapshot.ok()) return snapshot.status().WithPrefix("building the provisioning snapshot");
-  if (snapshot->pending_pods.empty()) return core::Status::Ok();
+  if (snapshot->pending_pods.empty()) {
+    ReportUnschedulable(0);
+    return core::Status::Ok();
+  }
   {
     // The first few by name, as Karpenter's line lists them; the count says how many in all.
     std::string first;
@@ -242,6 +246,7 @@ core::Status Provisioner::Provision() {
   if (!results.ok()) return results.status().WithPrefix("scheduling pending pods");
 
   ReportRound(*results);
+  ReportUnschedulable(results->unschedulable.size());
   std::map<std::string, const api::NodePool*> pool_by_name;
   for (const auto& p : pools) pool_by_name[p.metadata.name] = &p;
   for (const auto& planned : results->new_node_claims) {
@@ -281,6 +286,14 @@ core::Status Provisioner::Provision() {
          {{"pod", u.pod}, {"reason", u.reason}});
   }
   return core::Status::Ok();
+}
+
+void Provisioner::ReportUnschedulable(size_t count) {
+  if (count == unschedulable_reported_) return;
+  unschedulable_reported_ = count;
+  Emit(recorder_, runtime::LogLevel::kDebug, kLogger,
+       std::to_string(count) + " pod(s) unschedulable in this round's simulation", "",
+       {{kUnschedulablePodsField, std::to_string(count)}});
 }
 
 void Provisioner::ReportRound(const solver::Results& results) {

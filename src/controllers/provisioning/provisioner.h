@@ -59,6 +59,12 @@ struct ProvisionerOptions {
   bool require_unschedulable_condition = false;
 };
 
+// The field of the provisioner's debug line "N pod(s) unschedulable in this round's simulation",
+// recorded when that number changes (a round with nothing pending makes it 0): the pods the
+// solver could place nowhere, which Karpenter exports as karpenter_scheduler_unschedulable_pods_count
+// and the operator sets from this field.
+inline constexpr const char* kUnschedulablePodsField = "unschedulablePods";
+
 class Provisioner : public runtime::Controller {
  public:
   // REQUIRES: every reference outlives the provisioner.
@@ -97,6 +103,8 @@ class Provisioner : public runtime::Controller {
   // The round's summary lines, as Karpenter's scheduler logs them: how many new NodeClaims for
   // how many pods, then how many pods go to nodes that exist (or are coming up).
   void ReportRound(const solver::Results& results);
+  // Records kUnschedulablePodsField when `count` differs from the last one recorded (0 at start).
+  void ReportUnschedulable(size_t count);
   core::Status CreateNodeClaim(const solver::NewNodeClaim& planned, const api::NodePool& pool);
   // `kind` is "nodeclaim" or "node"; one event per pod and target.
   void Nominate(const std::string& pod, const std::string& target, const std::string& kind);
@@ -113,6 +121,7 @@ class Provisioner : public runtime::Controller {
   std::optional<core::Time> retry_at_;  // unschedulable pods remain: solve again then
   std::map<std::string, std::string> nominated_;            // pod key -> NodeClaim / node
   std::map<std::string, std::string> unschedulable_reason_;  // pod key -> last reason logged
+  size_t unschedulable_reported_ = 0;  // the last kUnschedulablePodsField recorded
   int solves_ = 0;
 };
 

@@ -241,6 +241,41 @@ TEST_F(ProvisionerTest, AnUnschedulablePodIsReportedOncePerReasonAndRetried) {
   EXPECT_THAT(world_.recorder.OfType("PodUnschedulable"), SizeIs(1));
 }
 
+TEST_F(ProvisionerTest, RoundsReportHowManyPodsTheSimulationCouldPlaceNowhere) {
+  // Karpenter's karpenter_scheduler_unschedulable_pods_count: the pods a round could not place,
+  // recorded when that number changes; pods a new node takes do not count.
+  auto reported = [&] {
+    std::vector<std::string> out;
+    for (const auto& e : world_.recorder.events()) {
+      const std::string n = World::Field(e, kUnschedulablePodsField);
+      if (!n.empty()) out.push_back(n);
+    }
+    return out;
+  };
+  world_.MustCreate(PendingPod("huge", "64"));
+  world_.MustCreate(PendingPod("small"));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  auto r = Reconcile();
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(Claims(), SizeIs(1)) << "small gets a node";
+  EXPECT_THAT(reported(), ElementsAre("1"));
+
+  world_.clock.Step(*r->requeue_after);
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_THAT(reported(), ElementsAre("1")) << "unchanged: not recorded again";
+
+  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "huge").ok());
+  ASSERT_TRUE(world_.cluster.Delete<api::Pod>("default", "small").ok());
+  world_.clock.Step(seconds(10));
+  ASSERT_TRUE(Reconcile().ok());
+  world_.clock.Step(seconds(1));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_THAT(reported(), ElementsAre("1", "0")) << "nothing pending: none unschedulable";
+}
+
 TEST_F(ProvisionerTest, NominationsArePublishedWhilePodsWaitAndDroppedOnceBound) {
   auto nominations = std::make_shared<Nominations>();
   ProvisionerOptions options;
