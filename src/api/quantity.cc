@@ -191,7 +191,8 @@ bool InterpretSuffix(std::string_view s, Suffix& out) {
     int64_t exponent;
     if (!ParseInt64(s.substr(1), exponent)) return false;
     out.base = 10;
-    out.exponent = exponent;
+    // Upstream keeps the low 32 bits (int32(parsed)): 1e4294967296 is 1e0 to the API server.
+    out.exponent = static_cast<int32_t>(static_cast<uint32_t>(exponent));
     out.format = QuantityFormat::kDecimalExponent;
     return true;
   }
