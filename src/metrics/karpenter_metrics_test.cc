@@ -47,7 +47,15 @@ TEST(KarpenterMetrics, BuildInfoAndZeroSeriesAtStart) {
   ASSERT_EQ(timeouts->series.size(), 2u);
   EXPECT_EQ(timeouts->series[0].label_values[0], "multi");
   EXPECT_EQ(timeouts->series[1].label_values[0], "single");
-  EXPECT_EQ(all.size(), 2u);  // nothing else is exported before it happens
+  // The provisioner reports unschedulable pods when their number changes from 0: the gauge is
+  // there at 0 from the start.
+  const FamilySnapshot* unschedulable =
+      FindFamily(all, "karpenter_scheduler_unschedulable_pods_count");
+  ASSERT_NE(unschedulable, nullptr);
+  ASSERT_EQ(unschedulable->series.size(), 1u);
+  EXPECT_EQ(unschedulable->series[0].label_values[0], "provisioner");
+  EXPECT_EQ(unschedulable->series[0].value, 0);
+  EXPECT_EQ(all.size(), 3u);  // nothing else is exported before it happens
 }
 
 TEST(KarpenterMetrics, CreatingTwiceInOneRegistryFails) {
