@@ -67,6 +67,14 @@ std::string StoreName(const Object& object) {
   return MetaOf(object).name;
 }
 
+void ClusterApi::ForEachPodOn(const std::string& node,
+                              const std::function<void(const api::Pod&)>& fn) const {
+  ForEachObject(Kind::kPod, [&](const Object& o) {
+    const auto& pod = std::get<api::Pod>(o);
+    if (pod.spec.node_name == node) fn(pod);
+  });
+}
+
 const char* WatchEventTypeName(WatchEventType type) {
   switch (type) {
     case WatchEventType::kAdded:

@@ -101,6 +101,15 @@ class ClusterApi {
   virtual void ForEachObject(Kind kind, const std::function<void(const Object&)>& fn) const {
     for (const Object& o : ListObjects(kind)) fn(o);
   }
+  // Calls `fn` for each pod whose spec.nodeName is `node` (with "": each pod bound to no node),
+  // in (namespace, name) order. The default scans every pod; a store that indexes pods by node
+  // answers from the index and says so with IndexesPodsByNode(), so that a caller about to ask
+  // for many nodes knows whether one scan of every pod is the cheaper way. The index is updated
+  // with the store: a pod seen here is the pod GetObject returns at that moment.
+  // REQUIRES: `fn` does not modify the cluster.
+  virtual void ForEachPodOn(const std::string& node,
+                            const std::function<void(const api::Pod&)>& fn) const;
+  virtual bool IndexesPodsByNode() const { return false; }
   // Fails with AlreadyExists when the name is taken; fills uid, resourceVersion and
   // creationTimestamp; returns the stored object.
   virtual core::Result<Object> CreateObject(Object object) = 0;

@@ -54,10 +54,9 @@ KubeCluster::KubeCluster(RestClient& client, KubeClusterOptions options)
       io.log = options_.log;
       auto informer = std::make_unique<Informer>(client_, *r, io);
       if (kind == Kind::kPod) {
+        // Pods bound to no node are indexed under "": ForEachPodOn("") finds the pending ones.
         informer->AddIndex("spec.nodeName", [](const Object& o) {
-          const auto& p = std::get<api::Pod>(o);
-          return p.spec.node_name.empty() ? std::vector<std::string>{}
-                                          : std::vector<std::string>{p.spec.node_name};
+          return std::vector<std::string>{std::get<api::Pod>(o).spec.node_name};
         });
       } else if (kind == Kind::kNode) {
         informer->AddIndex("spec.providerID", [](const Object& o) {
@@ -249,6 +248,13 @@ std::vector<Object> KubeCluster::ByIndex(Kind kind, const std::string& index,
   for (const ResourceType* r : ResourcesOf(kind))
     for (const CachedObjectPtr& e : InformerOf(*r)->ByIndex(index, value)) out.push_back(*e->object);
   return out;
+}
+
+void KubeCluster::ForEachPodOn(const std::string& node,
+                               const std::function<void(const api::Pod&)>& fn) const {
+  if (!Serves(Kind::kPod)) return;
+  for (const CachedObjectPtr& e : InformerOf(resources::kPods)->ByIndex("spec.nodeName", node))
+    fn(std::get<api::Pod>(*e->object));
 }
 
 core::Result<Object> KubeCluster::CreateObject(Object object) {

@@ -69,9 +69,13 @@ class KubeCluster : public cluster::ClusterApi {
                     const std::string& node) override;
   core::Status Evict(const std::string& ns, const std::string& pod) override;
   void Watch(cluster::Kind kind, std::function<void(const cluster::WatchEvent&)> callback) override;
+  // From the pod informer's spec.nodeName index, which the informer updates with its store.
+  void ForEachPodOn(const std::string& node,
+                    const std::function<void(const api::Pod&)>& fn) const override;
+  bool IndexesPodsByNode() const override { return true; }
 
-  // Objects found by a field index: "spec.nodeName" (Pods), "spec.providerID" (Nodes),
-  // "status.providerID" (NodeClaims).
+  // Objects found by a field index: "spec.nodeName" (Pods; "" for those bound to no node),
+  // "spec.providerID" (Nodes), "status.providerID" (NodeClaims).
   std::vector<cluster::Object> ByIndex(cluster::Kind kind, const std::string& index,
                                        const std::string& value) const;
   Informer* InformerOf(const ResourceType& resource) const;

@@ -177,6 +177,20 @@ TEST_F(KubeClusterServerTest, FieldIndexesFindPodsByNodeAndNodesByProviderId) {
   ASSERT_EQ(on_node.size(), 1u);
   EXPECT_EQ(cluster::MetaOf(on_node[0]).name, "a");
   EXPECT_EQ(cluster_->ByIndex(Kind::kNode, "spec.providerID", "kwok://" + node).size(), 1u);
+  // The same index answers ClusterApi::ForEachPodOn; pods bound to no node are under "".
+  EXPECT_TRUE(cluster_->IndexesPodsByNode());
+  auto names_on = [&](const std::string& n) {
+    std::vector<std::string> out;
+    cluster_->ForEachPodOn(n, [&](const api::Pod& p) {
+      if (p.metadata.namespace_ == ns.name()) out.push_back(p.metadata.name);
+    });
+    return out;
+  };
+  EXPECT_EQ(names_on(node), std::vector<std::string>{"a"});
+  EXPECT_EQ(names_on(""), std::vector<std::string>{"b"});
+  ASSERT_TRUE(cluster_->Bind(ns.name(), "b", node).ok());
+  EXPECT_EQ(names_on(node), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(names_on("").empty());
   Kubectl("delete node " + node);
 }
 

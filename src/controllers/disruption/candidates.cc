@@ -164,21 +164,33 @@ std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::
   // Hashed: every pod of the cluster looks its node up here; with 10,000 nodes an ordered map
   // compares ~14 node names per pod.
   std::unordered_map<std::string, NodePods> pods_by_node;
-  if (!index) {
+  auto add = [&](NodePods& n, const api::Pod& pod) {
+    if (n.blocked.empty()) n.blocked = PodBlocker(pod, gate, now);
+    const double cost = EvictionCost(pod);
+    n.eviction_cost += cost;
+    n.positive_eviction_cost += std::max(cost, 0.0);
+    n.keys.push_back(api::PodKey(pod));
+  };
+  // A store that indexes pods by node is asked per candidate; else one scan of every pod.
+  const bool per_node = !index && cluster.IndexesPodsByNode();
+  if (!index && !per_node) {
     cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
       const auto& pod = std::get<api::Pod>(o);
       if (pod.spec.node_name.empty() || !IsReschedulable(pod)) return;
-      NodePods& n = pods_by_node[pod.spec.node_name];
-      if (n.blocked.empty()) n.blocked = PodBlocker(pod, gate, now);
-      const double cost = EvictionCost(pod);
-      n.eviction_cost += cost;
-      n.positive_eviction_cost += std::max(cost, 0.0);
-      n.keys.push_back(api::PodKey(pod));
+      add(pods_by_node[pod.spec.node_name], pod);
     });
   }
   // The node's pods as the scan above finds them; from the index, only the blockers are worked
   // out now (they depend on the time and on the budgets), and only where some pod can block.
   auto pods_of = [&](const std::string& node) -> std::optional<NodePods> {
+    if (per_node) {
+      NodePods n;
+      cluster.ForEachPodOn(node, [&](const api::Pod& pod) {
+        if (IsReschedulable(pod)) add(n, pod);
+      });
+      if (n.keys.empty()) return std::nullopt;
+      return n;
+    }
     if (!index) {
       auto it = pods_by_node.find(node);
       if (it == pods_by_node.end()) return std::nullopt;

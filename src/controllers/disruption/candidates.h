@@ -27,7 +27,9 @@ namespace nodesmith::controllers {
 // a pod whose eviction a PodDisruptionBudget forbids now (no disruptions allowed, or several
 // PDBs match it). Prices come from the cloud's instance types for the pool.
 // With `index` (pods_by_node.h, kept from the same cluster's watch) the pods are read from it
-// instead of a scan of every pod; the candidates are the same.
+// instead of a scan of every pod; without one, a store that indexes pods by node
+// (ClusterApi::IndexesPodsByNode, as KubeCluster's informers) is asked for each candidate's pods.
+// The candidates are the same either way.
 class PodsByNode;
 std::vector<Candidate> BuildCandidates(const core::Clock& clock, const cluster::ClusterApi& cluster,
                                        const cloud::CloudProvider& cloud,

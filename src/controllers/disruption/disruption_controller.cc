@@ -122,25 +122,29 @@ uint64_t DisruptionController::ConsolidationState(const std::vector<Candidate>& 
   if (pods_ != nullptr) {
     for (const auto& [key, pod] : pods_->Unbound()) mix(key.second);
   } else {
-    cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
-      const auto& pod = std::get<api::Pod>(o);
-      if (pod.spec.node_name.empty()) mix(pod.metadata.name);
-    });
+    cluster_.ForEachPodOn("", [&](const api::Pod& pod) { mix(pod.metadata.name); });
   }
   return hasher.value();
 }
 
-core::Result<DisruptionController::Pass> DisruptionController::RunPass(bool skip_unchanged,
-                                                                     size_t first_method,
-                                                                     bool bounded) {
+DisruptionController::Survey DisruptionController::TakeSurvey() {
+  Survey survey;
+  survey.candidates = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
+                                      &survey.excluded, pods_.get());
+  ObserveEmptiness(survey.candidates);
+  return survey;
+}
+
+core::Result<DisruptionController::Pass> DisruptionController::RunPass(
+    bool skip_unchanged, size_t first_method, bool bounded, std::optional<Survey> survey) {
   if (options_.simulator) {
     options_.simulator->Reset(bounded ? options_.simulation_work_per_pass : 0);
   }
+  if (!survey) survey = TakeSurvey();
   Pass pass;
-  std::vector<Candidate> all = BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(),
-                                               &pass.decision.blocked, pods_.get());
+  std::vector<Candidate> all = std::move(survey->candidates);
+  pass.decision.blocked = std::move(survey->excluded);
   pass.decision.nodes = static_cast<int>(all.size() + pass.decision.blocked.size());
-  ObserveEmptiness(all);
   if (options_.queue != nullptr) {
     std::erase_if(all, [&](const Candidate& c) {
       if (!options_.queue->InProgress(c.name())) return false;
@@ -251,7 +255,8 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
     }
     Held held = std::move(*held_);
     held_.reset();
-    auto valid = Validate(held.command, held.method);
+    Survey survey;
+    auto valid = Validate(held.command, held.method, survey);
     if (!valid.ok()) return valid.status().WithPrefix("validating " + held.command.method);
     if (!*valid) {
       Emit(recorder_, runtime::LogLevel::kInfo, kLogger,
@@ -260,7 +265,8 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
                " candidate(s): the command is no longer valid");
       // As Karpenter, the methods after it look now. Their pass records no idle state: the
       // abandoned method has not looked at this cluster.
-      auto rest = RunPass(/*skip_unchanged=*/false, held.method + 1);
+      auto rest = RunPass(/*skip_unchanged=*/false, held.method + 1, /*bounded=*/true,
+                          std::move(survey));
       if (!rest.ok()) return rest.status();
       return Act(std::move(*rest));
     }
@@ -291,14 +297,13 @@ core::Result<runtime::ReconcileResult> DisruptionController::Act(Pass pass) {
   return kAgain;  // one command per pass: the next sees the cluster it left
 }
 
-core::Result<bool> DisruptionController::Validate(const Command& command, size_t m) {
+core::Result<bool> DisruptionController::Validate(const Command& command, size_t m,
+                                                  Survey& survey) {
   if (options_.simulator) options_.simulator->Reset();
   const auto& method = methods_[m];
-  std::vector<Candidate> all =
-      BuildCandidates(clock_, cluster_, cloud_, options_.nominations.get(), nullptr, pods_.get());
-  ObserveEmptiness(all);
+  survey = TakeSurvey();
   std::map<std::string, const Candidate*> by_name;
-  for (const auto& c : all) by_name[c.name()] = &c;
+  for (const auto& c : survey.candidates) by_name[c.name()] = &c;
   // Every candidate must still be one, unblocked, that the method would consider.
   std::vector<Candidate> still;
   for (const auto& c : command.candidates) {

@@ -77,7 +77,8 @@ struct DisruptionOptions {
   int64_t simulation_work_per_pass = 100'000;
   // Keep each node's pods in an index fed by the pod watch (PodsByNode) instead of scanning
   // every pod per pass. REQUIRES: the cluster announces every change before a read can see it
-  // (MemoryCluster does; KubeCluster's informers may be read ahead of their announcements).
+  // (MemoryCluster does; KubeCluster's informers may be read ahead of their announcements, and
+  // index pods by node themselves: ClusterApi::ForEachPodOn).
   bool index_pods = false;
 };
 // Karpenter's consolidation timeout, as nodesmith has it: a consolidation method ran out of its
@@ -127,13 +128,23 @@ class DisruptionController : public runtime::Controller {
   // found nothing (Reconcile; Decide never skips). `first_method`: where the methods start, past
   // one whose command was just abandoned. `bounded`: the simulation work is bounded by
   // simulation_work_per_pass (Reconcile; Decide never is).
-  core::Result<Pass> RunPass(bool skip_unchanged, size_t first_method = 0, bool bounded = true);
+  // The candidates a pass starts from, as the cluster is now, and the nodes left out with why.
+  struct Survey {
+    std::vector<Candidate> candidates;  // their emptiness observed (ObserveEmptiness)
+    std::vector<BlockedNode> excluded;
+  };
+  Survey TakeSurvey();
+  // `survey`: one taken at this instant (by Validate), else the pass takes its own.
+  core::Result<Pass> RunPass(bool skip_unchanged, size_t first_method = 0, bool bounded = true,
+                             std::optional<Survey> survey = std::nullopt);
   // What Reconcile does with a pass: hold its command for validation, execute it, or wait.
   core::Result<runtime::ReconcileResult> Act(Pass pass);
   // A digest of what consolidation decisions depend on.
   uint64_t ConsolidationState(const std::vector<Candidate>& candidates) const;
-  // Whether `command`, made by methods_[method] one validation delay ago, still stands.
-  core::Result<bool> Validate(const Command& command, size_t method);
+  // Whether `command`, made by methods_[method] one validation delay ago, still stands. The
+  // survey it judged from is left in `survey`: a pass after an abandoned command starts from it
+  // rather than building every candidate again.
+  core::Result<bool> Validate(const Command& command, size_t method, Survey& survey);
   core::Status Execute(const Command& command);
   // Updates what was seen of each candidate and moves its last_activity accordingly.
   void ObserveEmptiness(std::vector<Candidate>& candidates);

@@ -69,12 +69,8 @@ class DisruptionTest : public ::testing::Test {
   std::vector<std::string> ConsolidationTimeouts() const {
     std::vector<std::string> out;
     for (const auto& e : world_.recorder.events()) {
-      std::string type, how;
-      for (const auto& [k, v] : e.fields) {
-        if (k == "consolidationType") type = v;
-        if (k == kConsolidationTimeoutField) how = v;
-      }
-      if (!how.empty()) out.push_back(type + " " + how);
+      const std::string how = World::Field(e, kConsolidationTimeoutField);
+      if (!how.empty()) out.push_back(World::Field(e, "consolidationType") + " " + how);
     }
     return out;
   }
@@ -424,6 +420,100 @@ TEST_F(DisruptionTest, DoNotDisruptWithADurationProtectsAPodForThatLongAfterItSt
   candidates = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
   ASSERT_THAT(candidates, SizeIs(1));
   EXPECT_EQ(candidates[0].blocked, "") << "protection ends exactly at start + 10m";
+}
+
+// A cluster that counts the walks over every object of a kind (ForEachObject, ListObjects).
+class WalkCountingCluster : public testing::ForwardingCluster {
+ public:
+  WalkCountingCluster(cluster::ClusterApi& inner, bool indexes_pods_by_node)
+      : ForwardingCluster(inner), indexes_(indexes_pods_by_node) {}
+  void ForEachObject(cluster::Kind kind,
+                     const std::function<void(const cluster::Object&)>& fn) const override {
+    ++walks[kind];
+    inner_.ForEachObject(kind, fn);
+  }
+  std::vector<cluster::Object> ListObjects(cluster::Kind kind) const override {
+    ++walks[kind];
+    return inner_.ListObjects(kind);
+  }
+  // Says the pods are indexed when asked to; ForEachPodOn still answers from the inner store,
+  // whose walks are not counted here.
+  bool IndexesPodsByNode() const override { return indexes_; }
+
+  mutable std::map<cluster::Kind, int> walks;
+
+ private:
+  bool indexes_;
+};
+
+// As Karpenter's cluster state keeps each node's pods, a store that indexes pods by node
+// (KubeCluster's informers) is asked per candidate: a pass never walks all 150,000 pods of a
+// large cluster to find the few on its candidates.
+TEST_F(DisruptionTest, WithPodsIndexedByNodeAPassFindsTheSameCandidatesWithoutWalkingEveryPod) {
+  UpdatePool([](api::NodePool& p) { p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized"; });
+  AddNode(1);
+  AddNode(2);
+  AddNode(3);
+  api::Pod kept = testing::PendingPod("db-0");
+  kept.metadata.annotations[kDoNotDisruptAnnotation] = "true";
+  world_.MustCreate(kept);
+  ASSERT_TRUE(world_.cluster.Bind("default", "db-0", "ip-1").ok());
+  ReadyPod(world_, "web-0", "web", "ip-2");
+  ReadyPod(world_, "web-1", "web", "ip-2");
+  BindPod("agent", "ip-3", /*daemon=*/true);
+  world_.MustCreate(testing::PendingPod("waiting"));
+  // (No PodDisruptionBudget here: working out a PDB's status reads its namespace's pods.)
+  WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
+
+  auto scanned = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  auto asked = BuildCandidates(world_.clock, indexed, world_.cloud);
+  ASSERT_THAT(asked, SizeIs(3));
+  ASSERT_EQ(asked.size(), scanned.size());
+  for (size_t i = 0; i < asked.size(); ++i) {
+    EXPECT_EQ(asked[i].name(), scanned[i].name());
+    EXPECT_EQ(asked[i].reschedulable_pods, scanned[i].reschedulable_pods) << asked[i].name();
+    EXPECT_EQ(asked[i].blocked, scanned[i].blocked) << asked[i].name();
+    EXPECT_EQ(asked[i].disruption_cost, scanned[i].disruption_cost) << asked[i].name();
+  }
+  EXPECT_EQ(asked[0].name(), "ip-3") << "only a DaemonSet pod: the cheapest to disrupt";
+  EXPECT_THAT(asked[0].reschedulable_pods, IsEmpty());
+  EXPECT_EQ(asked[1].name(), "ip-1");
+  EXPECT_EQ(asked[1].blocked, "pod default/db-0 has karpenter.sh/do-not-disrupt");
+  EXPECT_THAT(asked[2].reschedulable_pods, ElementsAre("default/web-0", "default/web-1"));
+  EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 0);
+
+  // A whole pass: the candidates, and the pending pods its consolidation state digests.
+  DisruptionOptions options;
+  options.validation_delay = seconds(15);
+  std::vector<std::unique_ptr<Method>> methods;
+  methods.push_back(std::make_unique<Emptiness>(world_.clock));
+  DisruptionController controller(world_.clock, indexed, world_.cloud, world_.recorder,
+                                  std::move(methods), options);
+  ASSERT_TRUE(controller.Reconcile({}).ok());
+  EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 0);
+}
+
+TEST_F(DisruptionTest, APassAfterAnAbandonedCommandStartsFromTheCandidatesValidationBuilt) {
+  // ip-1 is empty and held for validation; a pod lands on it meanwhile, so the command is
+  // abandoned and the methods after emptiness look at once, at the same instant.
+  WalkCountingCluster counting(world_.cluster, /*indexes_pods_by_node=*/false);
+  DisruptionOptions options;
+  options.validation_delay = seconds(15);
+  options.simulator = simulator_;
+  DisruptionController controller(world_.clock, counting, world_.cloud, world_.recorder,
+                                  DefaultMethods(world_.clock, *simulator_), options);
+  AddNode(1);
+  world_.clock.Step(seconds(30));
+  ASSERT_TRUE(controller.Reconcile({}).ok());
+  BindPod("web", "ip-1");
+  world_.clock.Step(seconds(15));
+
+  counting.walks.clear();
+  ASSERT_TRUE(controller.Reconcile({}).ok());
+  EXPECT_THAT(world_.Messages(), Contains(HasSubstr("Abandoning emptiness disruption")));
+  EXPECT_THAT(Deleting(), IsEmpty());
+  // The PodDisruptionBudgets are read once per building of the candidates.
+  EXPECT_EQ(counting.walks[cluster::Kind::kPodDisruptionBudget], 1);
 }
 
 TEST_F(DisruptionTest, UnusableNodesAreExcludedWithTheirReasons) {

@@ -127,6 +127,11 @@ class ForwardingCluster : public cluster::ClusterApi {
                      const std::function<void(const cluster::Object&)>& fn) const override {
     inner_.ForEachObject(kind, fn);
   }
+  void ForEachPodOn(const std::string& node,
+                    const std::function<void(const api::Pod&)>& fn) const override {
+    inner_.ForEachPodOn(node, fn);
+  }
+  bool IndexesPodsByNode() const override { return inner_.IndexesPodsByNode(); }
   core::Result<cluster::Object> CreateObject(cluster::Object o) override {
     return inner_.CreateObject(std::move(o));
   }
