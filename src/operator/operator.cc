@@ -296,7 +296,9 @@ int Operator::Run() {
     event_options.log = [this](const std::string& m) { Log(LogSeverity::kError, m); };
     events = std::make_unique<kube::EventRecorder>(client, event_options);
   }
-  OperatorRecorder recorder(runtime.clock(), logger_, *api, events.get());
+  // Log lines carry the time they were written, as Karpenter's do: the runtime's clock stands
+  // at the time the reconcile was due for all of it, however long it ran or waited.
+  OperatorRecorder recorder(wall, logger_, *api, events.get());
   if (aws_cloud) aws_cloud->set_recorder(&recorder);
   OperatorMetrics& m = **metrics;
   recorder.AddObserver([&m, api](const runtime::RecordedEvent& e) { m.OnRecorded(e, *api); });
