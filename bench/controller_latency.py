@@ -81,6 +81,14 @@ def requests_made(controller):
     return 0.0
 
 
+def wait_bound(api, ns, name, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not api.request("GET", "/api/v1/namespaces/%s/pods/%s" % (ns, name))["spec"].get("nodeName"):
+        if time.monotonic() > deadline:
+            raise SystemExit("pod %s not bound within %d s" % (name, timeout))
+        time.sleep(0.05)
+
+
 def burst(api, controller, ns, count, node_selector=None, timeout=600):
     """Creates `count` pending pods of 1 CPU in `ns` from 8 writer threads and waits until every
     one is planned onto a new NodeClaim (nodesmith's 'created nodeclaim' log lines), nominated to
@@ -186,7 +194,10 @@ def main():
             if not new:
                 raise SystemExit("no NodeClaim within 30 s for pod %d" % i)
             latencies.append(seen[new.pop()] - t0)
-            time.sleep(0.5)  # let the node register before the next pod
+            # The next pod comes once kube-scheduler has bound this one to its node. Sooner, the
+            # scheduler may give the node to the next pod while this one sits in its backoff,
+            # and the next NodeClaim is this pod's second plan, not the next pod's answer.
+            wait_bound(api, ns, pod["metadata"]["name"])
         idle = 1.0
         p50, p99 = percentile(latencies, 0.5), percentile(latencies, 0.99)
         print("pending -> NodeClaim over %d runs: p50 %.3f s, p99 %.3f s, max %.3f s "
