@@ -65,6 +65,15 @@ class ControllerTest(unittest.TestCase):
     def pods(self, app):
         return ENV.items("pods", "-n", self.ns, "-l", "app=" + app)
 
+    @staticmethod
+    def gauge(c, name):
+        """The value of gauge `name` (its one series) on nodesmith's /metrics; None if absent."""
+        from prometheus_client.parser import text_string_to_metric_families
+        for f in text_string_to_metric_families(c.metrics()):
+            if f.name == name and f.samples:
+                return f.samples[0].value
+        return None
+
     def running_pods(self, app, n):
         pods = self.pods(app)
         ok = [p for p in pods if p["status"].get("phase") == "Running" and p["spec"].get("nodeName")]
@@ -136,6 +145,11 @@ class WalkthroughTest(ControllerTest):
                                              "min_values_relaxed": "false"})
         self.assertEqual(created[0].value, 1)
         self.assertEqual(families["leader_election_master_status"].samples[0].value, 1)
+        # The cluster-state gauges (refreshed every 10 s) from the informers: every Node the API
+        # server holds; no pod the last provisioning round could not place.
+        wait_for(lambda: self.gauge(c, "karpenter_cluster_state_node_count") ==
+                 len(ENV.items("nodes")), 30, "karpenter_cluster_state_node_count = the Nodes")
+        self.assertEqual(self.gauge(c, "karpenter_scheduler_unschedulable_pods_count"), 0)
         self.assertEqual(c.get(c.health_port, "/healthz")[0], 200)
         self.assertEqual(c.get(c.health_port, "/readyz")[0], 200)
 
@@ -177,7 +191,7 @@ class TaintedPoolTest(ControllerTest):
         ENV.apply(node_pool(name="gpu", taints=[
             {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
             labels={"pool": "gpu"}))
-        self.start()
+        c = self.start()
         ENV.apply(deployment("plain", 2, cpu="500m"), self.ns)
         ENV.apply(deployment("tolerant", 2, cpu="500m", tolerations=[
             {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]), self.ns)
@@ -189,6 +203,9 @@ class TaintedPoolTest(ControllerTest):
         events = ENV.items("events", "-n", self.ns, "--field-selector", "reason=FailedScheduling")
         self.assertTrue(any(e["source"].get("component") == "karpenter" for e in events),
                         "nodesmith did not say why the untolerating pods cannot schedule")
+        # Those two are what the provisioner's last round could place nowhere.
+        wait_for(lambda: self.gauge(c, "karpenter_scheduler_unschedulable_pods_count") == 2, 30,
+                 "karpenter_scheduler_unschedulable_pods_count = the 2 untolerating pods")
         for claim in self.claims():
             self.assertEqual(claim["metadata"]["labels"]["karpenter.sh/nodepool"], "gpu")
 
