@@ -255,7 +255,7 @@ core::Result<runtime::ReconcileResult> DisruptionController::Reconcile(const run
     }
     Held held = std::move(*held_);
     held_.reset();
-    Survey survey;
+    Survey survey = TakeSurvey();
     auto valid = Validate(held.command, held.method, survey);
     if (!valid.ok()) return valid.status().WithPrefix("validating " + held.command.method);
     if (!*valid) {
@@ -298,10 +298,9 @@ core::Result<runtime::ReconcileResult> DisruptionController::Act(Pass pass) {
 }
 
 core::Result<bool> DisruptionController::Validate(const Command& command, size_t m,
-                                                  Survey& survey) {
+                                                  const Survey& survey) {
   if (options_.simulator) options_.simulator->Reset();
   const auto& method = methods_[m];
-  survey = TakeSurvey();
   std::map<std::string, const Candidate*> by_name;
   for (const auto& c : survey.candidates) by_name[c.name()] = &c;
   // Every candidate must still be one, unblocked, that the method would consider.

@@ -141,10 +141,10 @@ class DisruptionController : public runtime::Controller {
   core::Result<runtime::ReconcileResult> Act(Pass pass);
   // A digest of what consolidation decisions depend on.
   uint64_t ConsolidationState(const std::vector<Candidate>& candidates) const;
-  // Whether `command`, made by methods_[method] one validation delay ago, still stands. The
-  // survey it judged from is left in `survey`: a pass after an abandoned command starts from it
-  // rather than building every candidate again.
-  core::Result<bool> Validate(const Command& command, size_t method, Survey& survey);
+  // Whether `command`, made by methods_[method] one validation delay ago, still stands in the
+  // cluster `survey` (taken now) describes. A pass after an abandoned command starts from the same
+  // survey rather than building every candidate again.
+  core::Result<bool> Validate(const Command& command, size_t method, const Survey& survey);
   core::Status Execute(const Command& command);
   // Updates what was seen of each candidate and moves its last_activity accordingly.
   void ObserveEmptiness(std::vector<Candidate>& candidates);
