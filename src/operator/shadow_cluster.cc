@@ -1,6 +1,9 @@
 #include "operator/shadow_cluster.h"
 
 #include <algorithm>
+#include <tuple>
+#include <type_traits>
+#include <variant>
 
 namespace nodesmith::op {
 
@@ -17,6 +20,24 @@ std::string Namespace(Kind kind, const std::string& ns) {
 
 std::string Describe(Kind kind, const std::string& ns, const std::string& name) {
   return std::string(cluster::KindName(kind)) + " " + (ns.empty() ? "" : ns + "/") + name;
+}
+
+// What Overlaid reads of the objects it merges: the (namespace, store name) they are listed
+// under, and the T an overlay object is handed on as.
+const std::string& ListedNamespace(const Object& o) { return cluster::MetaOf(o).namespace_; }
+const std::string& ListedNamespace(const api::Pod& pod) { return pod.metadata.namespace_; }
+const std::string& ListedName(const Object& o, std::string& scratch) {
+  if (std::holds_alternative<api::ReplicatedWorkload>(o)) return scratch = cluster::StoreName(o);
+  return cluster::MetaOf(o).name;
+}
+const std::string& ListedName(const api::Pod& pod, std::string&) { return pod.metadata.name; }
+template <typename T>
+const T& HandedOnAs(const Object& o) {
+  if constexpr (std::is_same_v<T, Object>) {
+    return o;
+  } else {
+    return std::get<T>(o);
+  }
 }
 
 }  // namespace
@@ -46,26 +67,57 @@ core::Result<Object> ShadowCluster::GetObject(Kind kind, const std::string& ns,
   return live_.GetObject(kind, ns, name);
 }
 
-std::vector<Object> ShadowCluster::ListObjects(Kind kind) const {
-  std::map<std::pair<std::string, std::string>, Object> merged;
-  live_.ForEachObject(kind, [&](const Object& o) {
-    const api::ObjectMeta& m = cluster::MetaOf(o);
-    merged.emplace(std::pair{m.namespace_, cluster::StoreName(o)}, o);
-  });
+
+template <typename T>
+void ShadowCluster::Overlaid(
+    Kind kind, const std::function<void(const std::function<void(const T&)>&)>& live_walk,
+    const std::function<bool(const Object&)>& keep, const std::function<void(const T&)>& fn) const {
   const int k = static_cast<int>(kind);
-  for (auto it = overlay_.lower_bound(Key{k, "", ""});
-       it != overlay_.end() && std::get<0>(it->first) == k; ++it) {
-    const auto at = std::pair{std::get<1>(it->first), std::get<2>(it->first)};
-    if (it->second.object == nullptr) {
-      merged.erase(at);
-    } else {
-      merged.insert_or_assign(at, *it->second.object);
-    }
+  auto next = overlay_.lower_bound(Key{k, "", ""});
+  const auto end = overlay_.lower_bound(Key{k + 1, "", ""});
+  if (next == end) {
+    live_walk(fn);
+    return;
   }
+  auto emit = [&](const Entry& e) {
+    if (e.object != nullptr && keep(*e.object)) fn(HandedOnAs<T>(*e.object));
+  };
+  std::string scratch;
+  live_walk([&](const T& o) {
+    const std::string& ns = ListedNamespace(o);
+    const std::string& name = ListedName(o, scratch);
+    auto before = [&] {
+      return std::tie(std::get<1>(next->first), std::get<2>(next->first)) < std::tie(ns, name);
+    };
+    for (; next != end && before(); ++next) emit(next->second);
+    if (next != end && std::get<1>(next->first) == ns && std::get<2>(next->first) == name) {
+      emit(next->second);
+      ++next;
+      return;
+    }
+    fn(o);
+  });
+  for (; next != end; ++next) emit(next->second);
+}
+
+void ShadowCluster::ForEachObject(Kind kind, const std::function<void(const Object&)>& fn) const {
+  Overlaid<Object>(
+      kind, [&](const std::function<void(const Object&)>& each) { live_.ForEachObject(kind, each); },
+      [](const Object&) { return true; }, fn);
+}
+
+std::vector<Object> ShadowCluster::ListObjects(Kind kind) const {
   std::vector<Object> out;
-  out.reserve(merged.size());
-  for (auto& [key, o] : merged) out.push_back(std::move(o));
+  ForEachObject(kind, [&](const Object& o) { out.push_back(o); });
   return out;
+}
+
+void ShadowCluster::ForEachPodOn(const std::string& node,
+                                 const std::function<void(const api::Pod&)>& fn) const {
+  Overlaid<api::Pod>(
+      Kind::kPod,
+      [&](const std::function<void(const api::Pod&)>& each) { live_.ForEachPodOn(node, each); },
+      [&](const Object& o) { return std::get<api::Pod>(o).spec.node_name == node; }, fn);
 }
 
 void ShadowCluster::Notify(WatchEventType type, Kind kind, const std::string& ns,

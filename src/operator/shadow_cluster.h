@@ -46,6 +46,13 @@ class ShadowCluster : public cluster::ClusterApi {
   core::Result<cluster::Object> GetObject(cluster::Kind kind, const std::string& ns,
                                           const std::string& name) const override;
   std::vector<cluster::Object> ListObjects(cluster::Kind kind) const override;
+  void ForEachObject(cluster::Kind kind,
+                     const std::function<void(const cluster::Object&)>& fn) const override;
+  // The live store's pods on `node` (from its index, when it keeps one) with the overlay laid
+  // over them: a pod shadow mode bound, evicted or changed is where the overlay has it.
+  void ForEachPodOn(const std::string& node,
+                    const std::function<void(const api::Pod&)>& fn) const override;
+  bool IndexesPodsByNode() const override { return live_.IndexesPodsByNode(); }
   core::Result<cluster::Object> CreateObject(cluster::Object object) override;
   core::Result<cluster::Object> UpdateObject(cluster::Object object) override;
   core::Status DeleteObject(cluster::Kind kind, const std::string& ns,
@@ -66,6 +73,17 @@ class ShadowCluster : public cluster::ClusterApi {
 
   static Key KeyOf(cluster::Kind kind, const std::string& ns, const std::string& name);
   const Entry* Find(const Key& key) const;
+  // Calls `fn` for each object `live_walk` yields with the overlay's objects of `kind` laid over
+  // them: a live object the overlay holds gives way to the overlay's version, and each overlay
+  // object `keep` accepts (a tombstone never) is fitted in at its place. T is cluster::Object,
+  // or api::Pod for kind Pod. REQUIRES: `live_walk` yields only objects of `kind`, in (namespace,
+  // store name) order as ClusterApi lists them; the result is then in that order too. Live
+  // objects are passed on as they are, never copied.
+  template <typename T>
+  void Overlaid(cluster::Kind kind,
+                const std::function<void(const std::function<void(const T&)>&)>& live_walk,
+                const std::function<bool(const cluster::Object&)>& keep,
+                const std::function<void(const T&)>& fn) const;
   void Store(cluster::WatchEventType type, cluster::Object object);
   void Remove(cluster::Kind kind, const std::string& ns, const std::string& name,
               const cluster::Object& last);

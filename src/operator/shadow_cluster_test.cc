@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/memory_cluster.h"
+#include "controllers/testing/fixtures.h"
 
 namespace nodesmith::op {
 namespace {
@@ -95,6 +96,64 @@ TEST_F(ShadowClusterTest, EvictionAndBindingStayInTheShadow) {
   ASSERT_TRUE(shadow_.Evict("default", "p").ok());
   EXPECT_FALSE(shadow_.Get<api::Pod>("default", "p").ok());
   EXPECT_TRUE(live_.Get<api::Pod>("default", "p").ok());
+}
+
+api::Pod PodOn(const std::string& name, const std::string& node) {
+  api::Pod pod;
+  pod.metadata.name = name;
+  pod.metadata.namespace_ = "default";
+  pod.spec.node_name = node;
+  return pod;
+}
+
+// A live store that keeps pods by node, as KubeCluster's informers do; it counts the pods it
+// hands out, so a test sees whether a reader walked them all.
+class IndexedLiveCluster : public controllers::testing::ForwardingCluster {
+ public:
+  using ForwardingCluster::ForwardingCluster;
+  void ForEachObject(cluster::Kind kind,
+                     const std::function<void(const cluster::Object&)>& fn) const override {
+    if (kind == cluster::Kind::kPod) ++pod_walks;
+    ForwardingCluster::ForEachObject(kind, fn);
+  }
+  bool IndexesPodsByNode() const override { return true; }
+  mutable int pod_walks = 0;
+};
+
+std::vector<std::string> PodsOn(const cluster::ClusterApi& c, const std::string& node) {
+  std::vector<std::string> names;
+  c.ForEachPodOn(node, [&](const api::Pod& p) { names.push_back(p.metadata.name); });
+  return names;
+}
+
+TEST_F(ShadowClusterTest, PodsOnANodeAreWhereTheShadowPutThemAndComeFromTheLiveIndex) {
+  IndexedLiveCluster indexed(live_);
+  ShadowCluster shadow(indexed, clock_);
+  for (const auto& [name, node] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "n1"}, {"b", ""}, {"c", "n1"}, {"d", "n2"}, {"e", "n1"}}) {
+    ASSERT_TRUE(live_.Create(PodOn(name, node)).ok());
+  }
+  EXPECT_TRUE(shadow.IndexesPodsByNode());
+  // Untouched by the shadow: the live index's answer as it is.
+  EXPECT_THAT(PodsOn(shadow, "n1"), ::testing::ElementsAre("a", "c", "e"));
+  // The shadow binds b to n1, evicts c, creates f on n1 and a2 on n2: each shows where the
+  // shadow put it, in name order, and not where the live cluster has it.
+  ASSERT_TRUE(shadow.Bind("default", "b", "n1").ok());
+  ASSERT_TRUE(shadow.Evict("default", "c").ok());
+  ASSERT_TRUE(shadow.Create(PodOn("f", "n1")).ok());
+  ASSERT_TRUE(shadow.Create(PodOn("a2", "n2")).ok());
+  EXPECT_THAT(PodsOn(shadow, "n1"), ::testing::ElementsAre("a", "b", "e", "f"));
+  EXPECT_THAT(PodsOn(shadow, "n2"), ::testing::ElementsAre("a2", "d"));
+  EXPECT_THAT(PodsOn(shadow, ""), ::testing::IsEmpty());
+  EXPECT_EQ(indexed.pod_walks, 0) << "asked for one node's pods, the shadow walked every pod";
+  // The same overlay over the full list.
+  std::vector<std::string> all;
+  shadow.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+    const auto& p = std::get<api::Pod>(o);
+    all.push_back(p.metadata.name + "@" + p.spec.node_name);
+  });
+  EXPECT_THAT(all, ::testing::ElementsAre("a@n1", "a2@n2", "b@n1", "d@n2", "e@n1", "f@n1"));
+  EXPECT_EQ(shadow.ListObjects(cluster::Kind::kPod).size(), all.size());
 }
 
 }  // namespace
