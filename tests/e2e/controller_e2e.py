@@ -94,6 +94,13 @@ class WalkthroughTest(ControllerTest):
         c.wait_for_log("found provisionable pod(s)", timeout=60)
         created = c.wait_for_log("created nodeclaim", timeout=30)
         self.assertEqual(created["controller"], "provisioner")
+        # Lines carry the wall time they were written, as Karpenter's do, not the time their
+        # reconcile was due: the create, an API round trip after its round's "found" line, is
+        # stamped later (same-format stamps compare as strings).
+        lines = c.lines()
+        at = next(i for i, l in enumerate(lines) if l.get("message") == "created nodeclaim")
+        found = [l for l in lines[:at] if l.get("message") == "found provisionable pod(s)"][-1]
+        self.assertLess(found["time"], created["time"], "log lines stamped with one time a reconcile")
         self.assertEqual(created["NodePool"], {"name": "default"})
         claim_name = created["NodeClaim"]["name"]
         launched = c.wait_for_log("launched nodeclaim", timeout=30)
