@@ -8,7 +8,14 @@
      NodeClaim: the time, the API requests nodesmith made (from the API server's
      apiserver_request_total for user agent nodesmith) and the rate they came at.
 
-Usage: controller_latency.py NODESMITH TESTENV_DIR SOURCE_DIR [--runs N] [--pods N]
+  With --split, step 1 also says where each pod's time went: it watches the pods as well, runs
+  nodesmith at LOG_LEVEL debug and reads its log (the lines carry the wall time when written),
+  and prints per pod the steps from its creation: kube-scheduler marks it Unschedulable (the
+  pod watch), nodesmith opens a batch ("Waiting to batch additional pods"), the batch's round
+  starts ("found provisionable pod(s)"), "created nodeclaim" is logged (after the create
+  returned), the NodeClaim's ADDED event arrives (may come before that log line: negative).
+
+Usage: controller_latency.py NODESMITH TESTENV_DIR SOURCE_DIR [--runs N] [--pods N (0: no burst)] [--split]
 The control plane must be up (scripts/testenv/up TESTENV_DIR)."""
 import argparse
 import datetime
@@ -89,6 +96,55 @@ def wait_bound(api, ns, name, timeout=60):
         time.sleep(0.05)
 
 
+def log_time(line):
+    """A log line's `time` as seconds since the epoch."""
+    return datetime.datetime.strptime(line["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def unschedulable(pod):
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False" and
+               c.get("reason") == "Unschedulable"
+               for c in pod.get("status", {}).get("conditions", []))
+
+
+def split(controller, ns, created, marked, claimed):
+    """Per pod (name -> wall times: `created` after the API server stored it, `marked` when the
+    pod watch showed it Unschedulable, `claimed` when its NodeClaim's ADDED event came), the
+    steps between, with nodesmith's round start and create read from its log. Prints one row
+    a pod, slowest first."""
+    found, made, opened = {}, {}, []
+    for l in controller.lines():
+        if l.get("message") == "Waiting to batch additional pods":
+            opened.append(log_time(l))
+        elif l.get("message") == "found provisionable pod(s)":
+            for ref in l.get("Pods", "").split(", "):
+                found.setdefault(ref, log_time(l))
+        elif l.get("message") == "created nodeclaim":
+            for ref in l.get("pods", "").split(","):
+                made.setdefault(ref, log_time(l))
+    rows = []
+    for name, t0 in created.items():
+        ref = "%s/%s" % (ns, name)
+        round_start = found.get(ref)
+        # The batch this pod's round closed: the last one opened before the round (one pod at a
+        # time, so the one this pod opened).
+        batch = max((t for t in opened if round_start is not None and t <= round_start),
+                    default=None)
+        steps = [t0, marked.get(name), batch, round_start, made.get(ref), claimed.get(name)]
+        if None in steps:
+            print("  %s: a step was not seen (%s)" % (name, steps))
+            continue
+        rows.append((steps[-1] - t0, name,
+                     [(b - a) * 1e3 for a, b in zip(steps, steps[1:])]))
+    rows.sort(reverse=True)
+    print("  where the time went (ms), slowest first:")
+    print("  %-12s" % "pod" + "".join("%10s" % h for h in (
+        "->marked", "->batch", "->round", "->created", "->ADDED", "total")))
+    for total, name, gaps in rows:
+        print("  %-12s" % name + "".join("%10.0f" % g for g in gaps) + "%10.0f" % (total * 1e3))
+
+
 def burst(api, controller, ns, count, node_selector=None, timeout=600):
     """Creates `count` pending pods of 1 CPU in `ns` from 8 writer threads and waits until every
     one is planned onto a new NodeClaim (nodesmith's 'created nodeclaim' log lines), nominated to
@@ -140,8 +196,7 @@ def burst(api, controller, ns, count, node_selector=None, timeout=600):
     else:
         raise SystemExit("burst: %d of %d pods planned or bound after %d s" %
                          (len(planned), count, timeout))
-    done = datetime.datetime.strptime(last_time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=datetime.timezone.utc).timestamp()
+    done = log_time({"time": last_time})
     return {"took": done - t0, "created": created - t0, "claims": claims,
             "requests": requests_made(controller) - before, "planned": len(planned)}
 
@@ -153,6 +208,8 @@ def main():
     ap.add_argument("source_dir")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--pods", type=int, default=5000)
+    ap.add_argument("--split", action="store_true",
+                    help="also say where each single pod's time went (watches the pods too)")
     args = ap.parse_args()
 
     env = Testenv(args.testenv_dir, args.source_dir, os.path.join(args.source_dir, "..", "shared", "data"))
@@ -162,38 +219,61 @@ def main():
     ns = env.create_namespace("bench")
     env.apply(kwok_node_class())
     env.apply(node_pool(consolidate_after="Never", policy="WhenEmpty"))
-    controller = Controller(env, args.nodesmith, ns, extra_env={"LOG_LEVEL": "info"})
+    controller = Controller(env, args.nodesmith, ns,
+                            extra_env={"LOG_LEVEL": "debug" if args.split else "info"})
     try:
         controller.wait_for_log("starting controllers", timeout=120)
 
         # 1. one pending pod -> its NodeClaim.
-        seen = {}
+        seen, seen_wall = {}, {}
+        created, marked, claimed = {}, {}, {}  # --split: pod name -> wall time
         stop = threading.Event()
         lock = threading.Condition()
 
         def on_claim(event):
             if event["type"] == "ADDED":
                 with lock:
-                    seen[event["object"]["metadata"]["name"]] = time.monotonic()
+                    name = event["object"]["metadata"]["name"]
+                    seen[name] = time.monotonic()
+                    seen_wall[name] = time.time()
                     lock.notify_all()
+
+        def on_pod(event):
+            pod = event["object"]
+            name = pod["metadata"].get("name", "")
+            if event["type"] == "MODIFIED" and unschedulable(pod):
+                with lock:
+                    marked.setdefault(name, time.time())
 
         threading.Thread(target=api.watch, args=("/apis/karpenter.sh/v1/nodeclaims", on_claim, stop),
                          daemon=True).start()
+        if args.split:
+            threading.Thread(target=api.watch, args=("/api/v1/namespaces/%s/pods" % ns, on_pod, stop),
+                             daemon=True).start()
         time.sleep(1)
         latencies = []
         for i in range(args.runs):
             known = set(seen)
+            # The toleration keeps kube-controller-manager's taint eviction from deleting the
+            # last pod: when its node informer still shows the new node's karpenter.sh/unregistered
+            # NoExecute taint as the pod's binding comes in, it deletes the pod at once (seen once
+            # in a run), and the next pod then takes its node and gets no NodeClaim.
             pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "single-%d" % i},
                    "spec": {"containers": [{"name": "c", "image": "pause",
-                                            "resources": {"requests": {"cpu": "3"}}}]}}
+                                            "resources": {"requests": {"cpu": "3"}}}],
+                            "tolerations": [{"key": "karpenter.sh/unregistered",
+                                             "operator": "Exists", "effect": "NoExecute"}]}}
             api.request("POST", "/api/v1/namespaces/%s/pods" % ns, pod)
             t0 = time.monotonic()
+            created[pod["metadata"]["name"]] = time.time()
             with lock:
                 lock.wait_for(lambda: set(seen) - known, timeout=30)
                 new = set(seen) - known
             if not new:
                 raise SystemExit("no NodeClaim within 30 s for pod %d" % i)
-            latencies.append(seen[new.pop()] - t0)
+            claim = new.pop()
+            latencies.append(seen[claim] - t0)
+            claimed[pod["metadata"]["name"]] = seen_wall[claim]
             # The next pod comes once kube-scheduler has bound this one to its node. Sooner, the
             # scheduler may give the node to the next pod while this one sits in its backoff,
             # and the next NodeClaim is this pod's second plan, not the next pod's answer.
@@ -203,9 +283,14 @@ def main():
         print("pending -> NodeClaim over %d runs: p50 %.3f s, p99 %.3f s, max %.3f s "
               "(batch idle window %.1f s; goal <= %.3f s)" %
               (len(latencies), p50, p99, max(latencies), idle, idle + 0.05))
+        if args.split:
+            split(controller, ns, created, marked, claimed)
 
         # 2. a burst of pending pods, created straight through the API (8 writers), so the
-        # figure is nodesmith's and not the ReplicaSet controller's pace.
+        # figure is nodesmith's and not the ReplicaSet controller's pace. --pods 0: none.
+        stop.set()
+        if args.pods <= 0:
+            return
         b = burst(api, controller, ns, args.pods)
         print("burst of %d pending pods (all created after %.1f s): every one on a NodeClaim "
               "%.1f s after the first was created (%d NodeClaims); nodesmith sent %d API "
@@ -214,7 +299,6 @@ def main():
                b["requests"] / max(b["took"], 1e-9)))
         print("  %d pods planned onto new NodeClaims, the rest bound to existing capacity" %
               b["planned"])
-        stop.set()
     finally:
         code = controller.terminate()
         env.kubectl("delete", "namespace", ns, "--wait=false", check=False)
