@@ -3,6 +3,7 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "scheduling/label_selector.h"
 
@@ -73,57 +74,10 @@ core::Result<int> ExpectedScale(const ClusterApi& cluster, const std::vector<api
   return total;
 }
 
-std::vector<api::Pod> PodsFor(const ClusterApi& cluster, const api::PodDisruptionBudget& pdb,
-                              const scheduling::Selector& selector) {
-  std::vector<api::Pod> pods;
-  cluster.ForEachObject(Kind::kPod, [&](const Object& o) {
-    const auto& pod = std::get<api::Pod>(o);
-    if (pod.metadata.namespace_ != pdb.metadata.namespace_) return;
-    if (!selector.Matches(pod.metadata.labels)) return;
-    pods.push_back(pod);
-  });
-  return pods;
-}
-
-}  // namespace
-
-core::Result<int> ScaledValueFromIntOrPercent(const api::IntOrString& value, int total,
-                                              bool round_up) {
-  if (!value.is_string) return value.int_value;
-  const std::string& s = value.str_value;
-  if (s.empty() || s.back() != '%') {
-    return core::Status::Invalid(
-        "invalid value for IntOrString: invalid type: string is not a percentage");
-  }
-  int percent = 0;
-  const char* begin = s.data();
-  const char* end = s.data() + s.size() - 1;
-  if (begin != end && *begin == '+') ++begin;  // strconv.Atoi accepts a leading sign
-  auto [ptr, ec] = std::from_chars(begin, end, percent);
-  if (ec != std::errc() || ptr != end || begin == end) {
-    return core::Status::Invalid("invalid value for IntOrString: invalid value \"" + s + "\"");
-  }
-  int64_t product = static_cast<int64_t>(percent) * total;
-  int64_t scaled = product / 100;
-  if (product % 100 != 0) {
-    // Integer ceil/floor that agrees with math.Ceil/math.Floor for negative values too.
-    bool negative = product < 0;
-    if (round_up && !negative) ++scaled;
-    if (!round_up && negative) --scaled;
-  }
-  return static_cast<int>(scaled);
-}
-
-DisruptionBudgetStatus ComputeDisruptionBudgetStatus(const ClusterApi& cluster,
-                                                     const api::PodDisruptionBudget& pdb) {
+// The status of `pdb` whose pods (its namespace's, matching its selector) are `pods`.
+DisruptionBudgetStatus StatusFromPods(const ClusterApi& cluster, const api::PodDisruptionBudget& pdb,
+                                      const std::vector<api::Pod>& pods) {
   DisruptionBudgetStatus status;
-  auto selector = scheduling::Selector::FromApi(pdb.selector);
-  if (!selector.ok()) {
-    status.error = selector.status().message();
-    return status;
-  }
-  std::vector<api::Pod> pods = PodsFor(cluster, pdb, *selector);
-
   auto fail = [&](const core::Status& st) {
     status = DisruptionBudgetStatus{};
     status.error = st.message();
@@ -157,6 +111,70 @@ DisruptionBudgetStatus ComputeDisruptionBudgetStatus(const ClusterApi& cluster,
   int allowed = status.current_healthy - status.desired_healthy;
   status.disruptions_allowed = (status.expected_pods <= 0 || allowed <= 0) ? 0 : allowed;
   return status;
+}
+
+}  // namespace
+
+core::Result<int> ScaledValueFromIntOrPercent(const api::IntOrString& value, int total,
+                                              bool round_up) {
+  if (!value.is_string) return value.int_value;
+  const std::string& s = value.str_value;
+  if (s.empty() || s.back() != '%') {
+    return core::Status::Invalid(
+        "invalid value for IntOrString: invalid type: string is not a percentage");
+  }
+  int percent = 0;
+  const char* begin = s.data();
+  const char* end = s.data() + s.size() - 1;
+  if (begin != end && *begin == '+') ++begin;  // strconv.Atoi accepts a leading sign
+  auto [ptr, ec] = std::from_chars(begin, end, percent);
+  if (ec != std::errc() || ptr != end || begin == end) {
+    return core::Status::Invalid("invalid value for IntOrString: invalid value \"" + s + "\"");
+  }
+  int64_t product = static_cast<int64_t>(percent) * total;
+  int64_t scaled = product / 100;
+  if (product % 100 != 0) {
+    // Integer ceil/floor that agrees with math.Ceil/math.Floor for negative values too.
+    bool negative = product < 0;
+    if (round_up && !negative) ++scaled;
+    if (!round_up && negative) --scaled;
+  }
+  return static_cast<int>(scaled);
+}
+
+DisruptionBudgetStatus ComputeDisruptionBudgetStatus(const ClusterApi& cluster,
+                                                     const api::PodDisruptionBudget& pdb) {
+  return ComputeDisruptionBudgetStatuses(cluster, {&pdb}).front();
+}
+
+std::vector<DisruptionBudgetStatus> ComputeDisruptionBudgetStatuses(
+    const ClusterApi& cluster, const std::vector<const api::PodDisruptionBudget*>& pdbs) {
+  std::vector<DisruptionBudgetStatus> out(pdbs.size());
+  std::vector<std::optional<scheduling::Selector>> selectors(pdbs.size());
+  std::vector<std::vector<api::Pod>> pods(pdbs.size());
+  std::unordered_map<std::string, std::vector<size_t>> by_namespace;
+  for (size_t i = 0; i < pdbs.size(); ++i) {
+    auto selector = scheduling::Selector::FromApi(pdbs[i]->selector);
+    if (!selector.ok()) {
+      out[i].error = selector.status().message();
+      continue;
+    }
+    selectors[i] = *std::move(selector);
+    by_namespace[pdbs[i]->metadata.namespace_].push_back(i);
+  }
+  if (by_namespace.empty()) return out;
+  cluster.ForEachObject(Kind::kPod, [&](const Object& o) {
+    const auto& pod = std::get<api::Pod>(o);
+    auto guarded = by_namespace.find(pod.metadata.namespace_);
+    if (guarded == by_namespace.end()) return;
+    for (size_t i : guarded->second) {
+      if (selectors[i]->Matches(pod.metadata.labels)) pods[i].push_back(pod);
+    }
+  });
+  for (size_t i = 0; i < pdbs.size(); ++i) {
+    if (selectors[i]) out[i] = StatusFromPods(cluster, *pdbs[i], pods[i]);
+  }
+  return out;
 }
 
 std::vector<api::PodDisruptionBudget> DisruptionBudgetsFor(const ClusterApi& cluster,

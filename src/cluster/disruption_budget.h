@@ -34,9 +34,13 @@ struct DisruptionBudgetStatus {
   std::string error;  // non-empty when the status could not be computed (then 0 allowed)
 };
 
-// The status the disruption controller would write for `pdb` now.
+// The status the disruption controller would write for `pdb` now. Walks every pod.
 DisruptionBudgetStatus ComputeDisruptionBudgetStatus(const ClusterApi& cluster,
                                                      const api::PodDisruptionBudget& pdb);
+// The statuses of several PDBs (in `pdbs` order) from one walk over the pods, where asking
+// ComputeDisruptionBudgetStatus for each would walk them once a PDB.
+std::vector<DisruptionBudgetStatus> ComputeDisruptionBudgetStatuses(
+    const ClusterApi& cluster, const std::vector<const api::PodDisruptionBudget*>& pdbs);
 
 // The PDBs the Eviction API applies to `pod`: same namespace, a valid non-empty selector that
 // matches the pod's labels (a nil or empty selector guards nothing here). In list order.

@@ -119,6 +119,36 @@ TEST_F(EvictionTest, MaxUnavailableFiftyPercentOfAFourReplicaDeploymentAllowsTwo
   EXPECT_EQ(cluster_.Evict("default", "web-3").code(), core::StatusCode::kUnavailable);
 }
 
+TEST_F(EvictionTest, SeveralBudgetsWorkedOutTogetherGetEachTheStatusItGetsAlone) {
+  AddWorkload("StatefulSet", "db", 3);
+  for (int i = 0; i < 3; ++i) AddPod("db-" + std::to_string(i), "db", true, "StatefulSet", "db");
+  AddPod("web-1", "web");
+  AddPod("web-2", "web", /*ready=*/false);
+  AddPdb("db", {.max_unavailable = Str("50%"), .selector = AppSelector("db")});
+  AddPdb("web", {.min_available = Int(1), .selector = AppSelector("web")});
+  api::PodDisruptionBudget broken{.min_available = Int(1)};
+  broken.selector = api::LabelSelector{{}, {{"app", "Bogus", {}}}};
+  AddPdb("broken", broken);
+
+  const api::PodDisruptionBudget db = Pdb("db"), web = Pdb("web"), bad = Pdb("broken");
+  auto together = ComputeDisruptionBudgetStatuses(cluster_, {&web, &bad, &db});
+  ASSERT_EQ(together.size(), 3u);
+  int i = 0;
+  for (const api::PodDisruptionBudget* pdb : {&web, &bad, &db}) {
+    DisruptionBudgetStatus alone = ComputeDisruptionBudgetStatus(cluster_, *pdb);
+    EXPECT_EQ(together[i].expected_pods, alone.expected_pods) << pdb->metadata.name;
+    EXPECT_EQ(together[i].desired_healthy, alone.desired_healthy) << pdb->metadata.name;
+    EXPECT_EQ(together[i].current_healthy, alone.current_healthy) << pdb->metadata.name;
+    EXPECT_EQ(together[i].disruptions_allowed, alone.disruptions_allowed) << pdb->metadata.name;
+    EXPECT_EQ(together[i].error, alone.error) << pdb->metadata.name;
+    ++i;
+  }
+  EXPECT_EQ(together[0].current_healthy, 1);
+  EXPECT_EQ(together[0].disruptions_allowed, 0);
+  EXPECT_FALSE(together[1].error.empty());
+  EXPECT_EQ(together[2].disruptions_allowed, 2);
+}
+
 TEST_F(EvictionTest, MaxUnavailablePercentRoundsUpAgainstTheControllersScale) {
   // 50% of 3 rounds up to 2 unavailable; desired healthy 1.
   AddWorkload("StatefulSet", "db", 3);

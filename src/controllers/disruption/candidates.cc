@@ -63,18 +63,17 @@ std::optional<core::Time> DoNotDisruptUntil(const api::ObjectMeta& meta, core::T
 
 namespace {
 
-// The Eviction API's PDB verdicts for many pods at once: each PDB's status is computed once per
-// pass, not once per pod (cluster::CheckEviction lists and computes per call).
+// The Eviction API's PDB verdicts for many pods at once. The PDBs' statuses are worked out when
+// a pod they guard is first asked about, all in one walk over the pods (cluster::CheckEviction
+// lists and computes per call): a pass over candidates whose pods no PDB guards reads no pod.
 class EvictionGate {
  public:
-  explicit EvictionGate(const cluster::ClusterApi& cluster) {
+  explicit EvictionGate(const cluster::ClusterApi& cluster) : cluster_(cluster) {
     cluster.ForEachObject(cluster::Kind::kPodDisruptionBudget, [&](const cluster::Object& o) {
       const auto& pdb = std::get<api::PodDisruptionBudget>(o);
       auto selector = scheduling::Selector::FromApi(pdb.selector);
       if (!selector.ok() || selector->Empty() || selector->IsNothing()) return;
-      pdbs_.push_back({pdb.metadata.namespace_ + "/" + pdb.metadata.name, pdb.metadata.namespace_,
-                       *std::move(selector), cluster::ComputeDisruptionBudgetStatus(cluster, pdb),
-                       pdb.unhealthy_pod_eviction_policy == "AlwaysAllow"});
+      pdbs_.push_back({pdb, *std::move(selector)});
     });
   }
 
@@ -91,31 +90,43 @@ class EvictionGate {
     }
     const Entry* match = nullptr;
     for (const Entry& e : pdbs_) {
-      if (e.namespace_ != pod.metadata.namespace_ || !e.selector.Matches(pod.metadata.labels)) {
+      if (e.pdb.metadata.namespace_ != pod.metadata.namespace_ ||
+          !e.selector.Matches(pod.metadata.labels)) {
         continue;
       }
       if (match) return "pod " + api::PodKey(pod) + " has more than one PodDisruptionBudget";
       match = &e;
     }
     if (!match) return "";
-    const auto& st = match->status;
+    const auto& st = StatusOf(*match);
     if (!api::IsPodReady(pod) &&
-        (match->always_allow || (st.current_healthy >= st.desired_healthy && st.desired_healthy > 0))) {
+        (match->pdb.unhealthy_pod_eviction_policy == "AlwaysAllow" ||
+         (st.current_healthy >= st.desired_healthy && st.desired_healthy > 0))) {
       return "";
     }
     if (st.disruptions_allowed > 0) return "";
-    return "pdb " + match->name + " prevents pod evictions (pod " + api::PodKey(pod) + ")";
+    return "pdb " + match->pdb.metadata.namespace_ + "/" + match->pdb.metadata.name +
+           " prevents pod evictions (pod " + api::PodKey(pod) + ")";
   }
 
  private:
   struct Entry {
-    std::string name;
-    std::string namespace_;
+    api::PodDisruptionBudget pdb;
     scheduling::Selector selector;
-    cluster::DisruptionBudgetStatus status;
-    bool always_allow = false;
   };
+
+  const cluster::DisruptionBudgetStatus& StatusOf(const Entry& e) const {
+    if (statuses_.empty()) {
+      std::vector<const api::PodDisruptionBudget*> all;
+      for (const Entry& each : pdbs_) all.push_back(&each.pdb);
+      statuses_ = cluster::ComputeDisruptionBudgetStatuses(cluster_, all);
+    }
+    return statuses_[&e - pdbs_.data()];
+  }
+
+  const cluster::ClusterApi& cluster_;
   std::vector<Entry> pdbs_;
+  mutable std::vector<cluster::DisruptionBudgetStatus> statuses_;  // pdbs_' order, once asked
 };
 
 bool HasDisruptedTaint(const api::Node& node) {

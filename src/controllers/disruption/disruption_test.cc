@@ -516,6 +516,48 @@ TEST_F(DisruptionTest, APassAfterAnAbandonedCommandStartsFromTheCandidatesValida
   EXPECT_EQ(counting.walks[cluster::Kind::kPodDisruptionBudget], 1);
 }
 
+// Each PodDisruptionBudget's status counts its namespace's pods. Building the candidates works
+// all of them out in one walk over the pods, and only once a candidate's pod is one a PDB
+// guards: in a large cluster, a pass over nodes whose pods no PDB guards reads no pod at all.
+TEST_F(DisruptionTest, PodDisruptionBudgetsAreWorkedOutInOneWalkAndOnlyForACandidatesPods) {
+  auto budget = [&](const std::string& app, int min_available) {
+    api::PodDisruptionBudget pdb;
+    pdb.metadata.name = app;
+    pdb.metadata.namespace_ = "default";
+    pdb.min_available = api::IntOrString{false, min_available, ""};
+    pdb.selector = api::LabelSelector{{{"app", app}}, {}};
+    world_.MustCreate(pdb);
+  };
+  budget("db", 1);
+  budget("web", 1);
+  budget("queue", 0);
+  AddNode(1);
+  AddNode(2);
+  ReadyPod(world_, "batch-0", "batch", "ip-1");  // guarded by no PDB
+  WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
+
+  EXPECT_THAT(BuildCandidates(world_.clock, indexed, world_.cloud), SizeIs(2));
+  EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 0) << "no candidate's pod is guarded";
+
+  ReadyPod(world_, "db-0", "db", "ip-1");
+  ReadyPod(world_, "web-0", "web", "ip-2");
+  ReadyPod(world_, "web-1", "web", "ip-2");
+  indexed.walks.clear();
+  auto asked = BuildCandidates(world_.clock, indexed, world_.cloud);
+  EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 1) << "one walk for the three budgets";
+  auto scanned = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
+  ASSERT_THAT(asked, SizeIs(2));
+  ASSERT_EQ(asked.size(), scanned.size());
+  for (size_t i = 0; i < asked.size(); ++i) {
+    EXPECT_EQ(asked[i].name(), scanned[i].name());
+    EXPECT_EQ(asked[i].blocked, scanned[i].blocked) << asked[i].name();
+    EXPECT_EQ(asked[i].blocked, asked[i].name() == "ip-1"
+                                    ? "pdb default/db prevents pod evictions (pod default/db-0)"
+                                    : "")
+        << "web has two healthy pods for a minAvailable of 1";
+  }
+}
+
 TEST_F(DisruptionTest, UnusableNodesAreExcludedWithTheirReasons) {
   AddNode(1);
   api::NodeClaim launching;
