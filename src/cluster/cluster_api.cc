@@ -67,6 +67,21 @@ std::string StoreName(const Object& object) {
   return MetaOf(object).name;
 }
 
+const std::string& ProviderIdOf(const Object& object) {
+  static const std::string kNone;
+  if (const auto* node = std::get_if<api::Node>(&object)) return node->spec.provider_id;
+  if (const auto* claim = std::get_if<api::NodeClaim>(&object)) return claim->status.provider_id;
+  return kNone;
+}
+
+void ClusterApi::ForEachWithProviderId(Kind kind, const std::string& provider_id,
+                                       const std::function<void(const Object&)>& fn) const {
+  if (provider_id.empty() || (kind != Kind::kNode && kind != Kind::kNodeClaim)) return;
+  ForEachObject(kind, [&](const Object& o) {
+    if (ProviderIdOf(o) == provider_id) fn(o);
+  });
+}
+
 void ClusterApi::ForEachPodOn(const std::string& node,
                               const std::function<void(const api::Pod&)>& fn) const {
   ForEachObject(Kind::kPod, [&](const Object& o) {

@@ -69,6 +69,8 @@ api::ObjectMeta& MetaOf(Object& object);
 // The name this interface uses for the object: metadata.name, or "<Kind>/<name>" for a
 // ReplicatedWorkload (see above).
 std::string StoreName(const Object& object);
+// A Node's spec.providerID or a NodeClaim's status.providerID; "" for other kinds.
+const std::string& ProviderIdOf(const Object& object);
 
 // Whether `status` is the error Update gives when the caller's resourceVersion is stale (the
 // object changed since it was read): the cure is to read again, which the watch brings.
@@ -110,6 +112,13 @@ class ClusterApi {
   virtual void ForEachPodOn(const std::string& node,
                             const std::function<void(const api::Pod&)>& fn) const;
   virtual bool IndexesPodsByNode() const { return false; }
+  // Calls `fn` for each Node or NodeClaim (`kind`) whose provider ID (ProviderIdOf) is
+  // `provider_id`, in list order; never for "" or another kind. The default scans the kind; a
+  // store that indexes provider IDs (KubeCluster's informers) answers from the index, updated
+  // with the store. How a NodeClaim finds its Node and back without reading every one.
+  // REQUIRES: `fn` does not modify the cluster.
+  virtual void ForEachWithProviderId(Kind kind, const std::string& provider_id,
+                                     const std::function<void(const Object&)>& fn) const;
   // Fails with AlreadyExists when the name is taken; fills uid, resourceVersion and
   // creationTimestamp; returns the stored object.
   virtual core::Result<Object> CreateObject(Object object) = 0;

@@ -235,6 +235,50 @@ TYPED_TEST(ClusterConformanceTest, ListIsInNamespaceAndNameOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// ForEachPodOn and ForEachWithProviderId answer from KubeCluster's informer indexes and from a
+// scan in memory: the same objects either way, updated with the store.
+TYPED_TEST(ClusterConformanceTest, PodsByNodeAndObjectsByProviderIdAreWhatAScanFinds) {
+  const std::string node_name = UniqueName("node");
+  const std::string id = "kwok://" + node_name;
+  for (const char* n : {"web-1", "web-2"}) ASSERT_TRUE(this->api().Create(this->Pod(n)).ok());
+  ASSERT_TRUE(this->api().Bind(this->ns(), "web-2", node_name).ok());
+  api::Node node;
+  node.metadata.name = node_name;
+  node.spec.provider_id = id;
+  ASSERT_TRUE(this->api().Create(node).ok());
+  auto created = this->api().Create(this->Claim(UniqueName("claim")));
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  api::NodeClaim claim = created.value();
+  claim.status.provider_id = id;
+  ASSERT_TRUE(this->api().Update(claim).ok());
+  this->world_->Settle();
+
+  auto pods_on = [&](const std::string& n) {
+    std::vector<std::string> out;
+    this->api().ForEachPodOn(n, [&](const api::Pod& p) {
+      if (p.metadata.namespace_ == this->ns()) out.push_back(p.metadata.name);
+    });
+    return out;
+  };
+  auto with_id = [&](cluster::Kind kind) {
+    std::vector<std::string> out;
+    this->api().ForEachWithProviderId(kind, id, [&](const cluster::Object& o) {
+      out.push_back(cluster::MetaOf(o).name);
+    });
+    return out;
+  };
+  EXPECT_EQ(pods_on(node_name), std::vector<std::string>{"web-2"});
+  EXPECT_EQ(pods_on(""), std::vector<std::string>{"web-1"});
+  EXPECT_EQ(with_id(cluster::Kind::kNode), std::vector<std::string>{node_name});
+  EXPECT_EQ(with_id(cluster::Kind::kNodeClaim), std::vector<std::string>{claim.metadata.name});
+  EXPECT_TRUE(with_id(cluster::Kind::kPod).empty());
+  EXPECT_TRUE(this->api().template Delete<api::NodeClaim>("", claim.metadata.name).ok());
+  EXPECT_TRUE(this->api().template Delete<api::Node>("", node_name).ok());
+  this->world_->Settle();
+  EXPECT_TRUE(with_id(cluster::Kind::kNode).empty());
+  EXPECT_TRUE(with_id(cluster::Kind::kNodeClaim).empty());
+}
+
 TYPED_TEST(ClusterConformanceTest, BindAssignsThePodToTheNode) {
   ASSERT_TRUE(this->api().Create(this->Pod("web-1")).ok());
   ASSERT_TRUE(this->api().Bind(this->ns(), "web-1", "node-a").ok());

@@ -241,13 +241,15 @@ void KubeCluster::ForEachObject(Kind kind, const std::function<void(const Object
   for (const auto& [key, e] : all) fn(*e->object);
 }
 
-std::vector<Object> KubeCluster::ByIndex(Kind kind, const std::string& index,
-                                         const std::string& value) const {
-  std::vector<Object> out;
-  if (!Serves(kind)) return out;
+void KubeCluster::ForEachWithProviderId(Kind kind, const std::string& provider_id,
+                                        const std::function<void(const Object&)>& fn) const {
+  if (provider_id.empty() || !Serves(kind)) return;
+  const char* index = kind == Kind::kNode        ? "spec.providerID"
+                      : kind == Kind::kNodeClaim ? "status.providerID"
+                                                 : nullptr;
+  if (index == nullptr) return;
   for (const ResourceType* r : ResourcesOf(kind))
-    for (const CachedObjectPtr& e : InformerOf(*r)->ByIndex(index, value)) out.push_back(*e->object);
-  return out;
+    for (const CachedObjectPtr& e : InformerOf(*r)->ByIndex(index, provider_id)) fn(*e->object);
 }
 
 void KubeCluster::ForEachPodOn(const std::string& node,

@@ -73,11 +73,10 @@ class KubeCluster : public cluster::ClusterApi {
   void ForEachPodOn(const std::string& node,
                     const std::function<void(const api::Pod&)>& fn) const override;
   bool IndexesPodsByNode() const override { return true; }
-
-  // Objects found by a field index: "spec.nodeName" (Pods; "" for those bound to no node),
-  // "spec.providerID" (Nodes), "status.providerID" (NodeClaims).
-  std::vector<cluster::Object> ByIndex(cluster::Kind kind, const std::string& index,
-                                       const std::string& value) const;
+  // From the Node informer's spec.providerID and the NodeClaim informer's status.providerID
+  // indexes.
+  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
+                             const std::function<void(const cluster::Object&)>& fn) const override;
   Informer* InformerOf(const ResourceType& resource) const;
   RestClient& client() { return client_; }
 

@@ -136,9 +136,12 @@ TEST_F(KubeClusterServerTest, NodeClaimStatusConditionsKeepFieldsOfNewerVersions
   ASSERT_EQ(after["status"]["conditions"].size(), 2u);
   EXPECT_EQ(after["status"]["conditions"][0]["observedGeneration"], 1);
   EXPECT_EQ(after["metadata"]["annotations"]["example.com/x"], "y");
-  // Found by its provider id.
-  auto found = cluster_->ByIndex(Kind::kNodeClaim, "status.providerID", "kwok://" + name);
-  ASSERT_EQ(found.size(), 1u);
+  // Found by its provider id, from the informer's index.
+  std::vector<std::string> found;
+  cluster_->ForEachWithProviderId(Kind::kNodeClaim, "kwok://" + name, [&](const cluster::Object& o) {
+    found.push_back(cluster::MetaOf(o).name);
+  });
+  EXPECT_EQ(found, std::vector<std::string>{name});
   Kubectl("delete nodeclaim " + name);
 }
 
@@ -173,11 +176,12 @@ TEST_F(KubeClusterServerTest, FieldIndexesFindPodsByNodeAndNodesByProviderId) {
     ASSERT_TRUE(cluster_->Create(p).ok());
   }
   ASSERT_TRUE(cluster_->Bind(ns.name(), "a", node).ok());
-  auto on_node = cluster_->ByIndex(Kind::kPod, "spec.nodeName", node);
-  ASSERT_EQ(on_node.size(), 1u);
-  EXPECT_EQ(cluster::MetaOf(on_node[0]).name, "a");
-  EXPECT_EQ(cluster_->ByIndex(Kind::kNode, "spec.providerID", "kwok://" + node).size(), 1u);
-  // The same index answers ClusterApi::ForEachPodOn; pods bound to no node are under "".
+  std::vector<std::string> by_provider_id;
+  cluster_->ForEachWithProviderId(Kind::kNode, "kwok://" + node, [&](const cluster::Object& o) {
+    by_provider_id.push_back(cluster::MetaOf(o).name);
+  });
+  EXPECT_EQ(by_provider_id, std::vector<std::string>{node});
+  // The pods by node: ClusterApi::ForEachPodOn; pods bound to no node are under "".
   EXPECT_TRUE(cluster_->IndexesPodsByNode());
   auto names_on = [&](const std::string& n) {
     std::vector<std::string> out;

@@ -120,6 +120,17 @@ void ShadowCluster::ForEachPodOn(const std::string& node,
       [&](const Object& o) { return std::get<api::Pod>(o).spec.node_name == node; }, fn);
 }
 
+void ShadowCluster::ForEachWithProviderId(Kind kind, const std::string& provider_id,
+                                          const std::function<void(const Object&)>& fn) const {
+  if (provider_id.empty() || (kind != Kind::kNode && kind != Kind::kNodeClaim)) return;
+  Overlaid<Object>(
+      kind,
+      [&](const std::function<void(const Object&)>& each) {
+        live_.ForEachWithProviderId(kind, provider_id, each);
+      },
+      [&](const Object& o) { return cluster::ProviderIdOf(o) == provider_id; }, fn);
+}
+
 void ShadowCluster::Notify(WatchEventType type, Kind kind, const std::string& ns,
                            const std::string& name, std::shared_ptr<const Object> object) {
   auto it = watchers_.find(static_cast<int>(kind));

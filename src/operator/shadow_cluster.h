@@ -53,6 +53,9 @@ class ShadowCluster : public cluster::ClusterApi {
   void ForEachPodOn(const std::string& node,
                     const std::function<void(const api::Pod&)>& fn) const override;
   bool IndexesPodsByNode() const override { return live_.IndexesPodsByNode(); }
+  // The same for provider IDs: the live store's answer, with the overlay laid over it.
+  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
+                             const std::function<void(const cluster::Object&)>& fn) const override;
   core::Result<cluster::Object> CreateObject(cluster::Object object) override;
   core::Result<cluster::Object> UpdateObject(cluster::Object object) override;
   core::Status DeleteObject(cluster::Kind kind, const std::string& ns,

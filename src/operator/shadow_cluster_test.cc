@@ -106,20 +106,6 @@ api::Pod PodOn(const std::string& name, const std::string& node) {
   return pod;
 }
 
-// A live store that keeps pods by node, as KubeCluster's informers do; it counts the pods it
-// hands out, so a test sees whether a reader walked them all.
-class IndexedLiveCluster : public controllers::testing::ForwardingCluster {
- public:
-  using ForwardingCluster::ForwardingCluster;
-  void ForEachObject(cluster::Kind kind,
-                     const std::function<void(const cluster::Object&)>& fn) const override {
-    if (kind == cluster::Kind::kPod) ++pod_walks;
-    ForwardingCluster::ForEachObject(kind, fn);
-  }
-  bool IndexesPodsByNode() const override { return true; }
-  mutable int pod_walks = 0;
-};
-
 std::vector<std::string> PodsOn(const cluster::ClusterApi& c, const std::string& node) {
   std::vector<std::string> names;
   c.ForEachPodOn(node, [&](const api::Pod& p) { names.push_back(p.metadata.name); });
@@ -127,7 +113,7 @@ std::vector<std::string> PodsOn(const cluster::ClusterApi& c, const std::string&
 }
 
 TEST_F(ShadowClusterTest, PodsOnANodeAreWhereTheShadowPutThemAndComeFromTheLiveIndex) {
-  IndexedLiveCluster indexed(live_);
+  controllers::testing::WalkCountingCluster indexed(live_);  // says it indexes pods by node
   ShadowCluster shadow(indexed, clock_);
   for (const auto& [name, node] : std::vector<std::pair<std::string, std::string>>{
            {"a", "n1"}, {"b", ""}, {"c", "n1"}, {"d", "n2"}, {"e", "n1"}}) {
@@ -145,7 +131,8 @@ TEST_F(ShadowClusterTest, PodsOnANodeAreWhereTheShadowPutThemAndComeFromTheLiveI
   EXPECT_THAT(PodsOn(shadow, "n1"), ::testing::ElementsAre("a", "b", "e", "f"));
   EXPECT_THAT(PodsOn(shadow, "n2"), ::testing::ElementsAre("a2", "d"));
   EXPECT_THAT(PodsOn(shadow, ""), ::testing::IsEmpty());
-  EXPECT_EQ(indexed.pod_walks, 0) << "asked for one node's pods, the shadow walked every pod";
+  EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 0)
+      << "asked for one node's pods, the shadow walked every pod";
   // The same overlay over the full list.
   std::vector<std::string> all;
   shadow.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
@@ -154,6 +141,39 @@ TEST_F(ShadowClusterTest, PodsOnANodeAreWhereTheShadowPutThemAndComeFromTheLiveI
   });
   EXPECT_THAT(all, ::testing::ElementsAre("a@n1", "a2@n2", "b@n1", "d@n2", "e@n1", "f@n1"));
   EXPECT_EQ(shadow.ListObjects(cluster::Kind::kPod).size(), all.size());
+}
+
+TEST_F(ShadowClusterTest, NodesAndNodeClaimsAreFoundByProviderIdWhereTheShadowLeftThem) {
+  auto node = [](const std::string& name, const std::string& id) {
+    api::Node n = NodeNamed(name);
+    n.spec.provider_id = id;
+    return n;
+  };
+  ASSERT_TRUE(live_.Create(node("a", "kwok://a")).ok());
+  ASSERT_TRUE(live_.Create(node("b", "kwok://b")).ok());
+  auto named = [&](cluster::Kind kind, const std::string& id) {
+    std::vector<std::string> out;
+    shadow_.ForEachWithProviderId(kind, id, [&](const cluster::Object& o) {
+      out.push_back(cluster::MetaOf(o).name);
+    });
+    return out;
+  };
+  EXPECT_THAT(named(cluster::Kind::kNode, "kwok://a"), ::testing::ElementsAre("a"));
+  // The shadow gives b a's provider ID and deletes a; a claim it creates is found by its ID.
+  auto b = shadow_.Get<api::Node>("", "b");
+  b->spec.provider_id = "kwok://a";
+  ASSERT_TRUE(shadow_.Update(*b).ok());
+  EXPECT_THAT(named(cluster::Kind::kNode, "kwok://a"), ::testing::ElementsAre("a", "b"));
+  EXPECT_THAT(named(cluster::Kind::kNode, "kwok://b"), ::testing::IsEmpty());
+  ASSERT_TRUE(shadow_.Delete<api::Node>("", "a").ok());
+  EXPECT_THAT(named(cluster::Kind::kNode, "kwok://a"), ::testing::ElementsAre("b"));
+  api::NodeClaim claim;
+  claim.metadata.name = "c";
+  claim.status.provider_id = "kwok://a";
+  ASSERT_TRUE(shadow_.Create(claim).ok());
+  EXPECT_THAT(named(cluster::Kind::kNodeClaim, "kwok://a"), ::testing::ElementsAre("c"));
+  EXPECT_THAT(named(cluster::Kind::kNodeClaim, ""), ::testing::IsEmpty());
+  EXPECT_THAT(named(cluster::Kind::kPod, "kwok://a"), ::testing::IsEmpty());
 }
 
 }  // namespace

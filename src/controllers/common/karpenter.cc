@@ -28,33 +28,28 @@ std::optional<api::Node> NodeForNodeClaim(const cluster::ClusterApi& cluster,
     auto node = cluster.Get<api::Node>("", claim.status.node_name);
     if (node.ok()) return std::move(node).value();
   }
-  if (claim.status.provider_id.empty()) return std::nullopt;
   std::optional<api::Node> found;
-  cluster.ForEachObject(cluster::Kind::kNode, [&](const cluster::Object& o) {
-    const auto& node = std::get<api::Node>(o);
-    if (!found && node.spec.provider_id == claim.status.provider_id) found = node;
-  });
+  cluster.ForEachWithProviderId(cluster::Kind::kNode, claim.status.provider_id,
+                                [&](const cluster::Object& o) {
+                                  if (!found) found = std::get<api::Node>(o);
+                                });
   return found;
 }
 
 std::optional<api::NodeClaim> NodeClaimForNode(const cluster::ClusterApi& cluster,
                                                const api::Node& node) {
-  if (node.spec.provider_id.empty()) return std::nullopt;
   std::optional<api::NodeClaim> found;
-  cluster.ForEachObject(cluster::Kind::kNodeClaim, [&](const cluster::Object& o) {
-    const auto& claim = std::get<api::NodeClaim>(o);
-    if (!found && claim.status.provider_id == node.spec.provider_id) found = claim;
-  });
+  cluster.ForEachWithProviderId(cluster::Kind::kNodeClaim, node.spec.provider_id,
+                                [&](const cluster::Object& o) {
+                                  if (!found) found = std::get<api::NodeClaim>(o);
+                                });
   return found;
 }
 
 std::vector<api::Pod> PodsOnNode(const cluster::ClusterApi& cluster, const std::string& node) {
   std::vector<api::Pod> out;
   if (node.empty()) return out;
-  cluster.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
-    const auto& pod = std::get<api::Pod>(o);
-    if (pod.spec.node_name == node) out.push_back(pod);
-  });
+  cluster.ForEachPodOn(node, [&](const api::Pod& pod) { out.push_back(pod); });
   return out;
 }
 

@@ -422,30 +422,6 @@ TEST_F(DisruptionTest, DoNotDisruptWithADurationProtectsAPodForThatLongAfterItSt
   EXPECT_EQ(candidates[0].blocked, "") << "protection ends exactly at start + 10m";
 }
 
-// A cluster that counts the walks over every object of a kind (ForEachObject, ListObjects).
-class WalkCountingCluster : public testing::ForwardingCluster {
- public:
-  WalkCountingCluster(cluster::ClusterApi& inner, bool indexes_pods_by_node)
-      : ForwardingCluster(inner), indexes_(indexes_pods_by_node) {}
-  void ForEachObject(cluster::Kind kind,
-                     const std::function<void(const cluster::Object&)>& fn) const override {
-    ++walks[kind];
-    inner_.ForEachObject(kind, fn);
-  }
-  std::vector<cluster::Object> ListObjects(cluster::Kind kind) const override {
-    ++walks[kind];
-    return inner_.ListObjects(kind);
-  }
-  // Says the pods are indexed when asked to; ForEachPodOn still answers from the inner store,
-  // whose walks are not counted here.
-  bool IndexesPodsByNode() const override { return indexes_; }
-
-  mutable std::map<cluster::Kind, int> walks;
-
- private:
-  bool indexes_;
-};
-
 // As Karpenter's cluster state keeps each node's pods, a store that indexes pods by node
 // (KubeCluster's informers) is asked per candidate: a pass never walks all 150,000 pods of a
 // large cluster to find the few on its candidates.
@@ -463,7 +439,7 @@ TEST_F(DisruptionTest, WithPodsIndexedByNodeAPassFindsTheSameCandidatesWithoutWa
   BindPod("agent", "ip-3", /*daemon=*/true);
   world_.MustCreate(testing::PendingPod("waiting"));
   // (No PodDisruptionBudget here: working out a PDB's status reads its namespace's pods.)
-  WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
+  testing::WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
 
   auto scanned = BuildCandidates(world_.clock, world_.cluster, world_.cloud);
   auto asked = BuildCandidates(world_.clock, indexed, world_.cloud);
@@ -496,7 +472,7 @@ TEST_F(DisruptionTest, WithPodsIndexedByNodeAPassFindsTheSameCandidatesWithoutWa
 TEST_F(DisruptionTest, APassAfterAnAbandonedCommandStartsFromTheCandidatesValidationBuilt) {
   // ip-1 is empty and held for validation; a pod lands on it meanwhile, so the command is
   // abandoned and the methods after emptiness look at once, at the same instant.
-  WalkCountingCluster counting(world_.cluster, /*indexes_pods_by_node=*/false);
+  testing::WalkCountingCluster counting(world_.cluster, /*indexes_pods_by_node=*/false);
   DisruptionOptions options;
   options.validation_delay = seconds(15);
   options.simulator = simulator_;
@@ -534,7 +510,7 @@ TEST_F(DisruptionTest, PodDisruptionBudgetsAreWorkedOutInOneWalkAndOnlyForACandi
   AddNode(1);
   AddNode(2);
   ReadyPod(world_, "batch-0", "batch", "ip-1");  // guarded by no PDB
-  WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
+  testing::WalkCountingCluster indexed(world_.cluster, /*indexes_pods_by_node=*/true);
 
   EXPECT_THAT(BuildCandidates(world_.clock, indexed, world_.cloud), SizeIs(2));
   EXPECT_EQ(indexed.walks[cluster::Kind::kPod], 0) << "no candidate's pod is guarded";

@@ -39,6 +39,18 @@ class PodEventsTest : public ::testing::Test {
   PodEvents controller_{world_.clock, world_.cluster};
 };
 
+// The NodeClaim behind a pod's node is found through the store's provider-ID index
+// (ClusterApi::ForEachWithProviderId), not by reading every NodeClaim on every pod event.
+TEST_F(PodEventsTest, TheNodeClaimIsFoundByItsProviderIdNotByReadingEveryNodeClaim) {
+  testing::WalkCountingCluster counting(world_.cluster);
+  PodEvents controller(world_.clock, counting);
+  world_.MustCreate(testing::PendingPod("a"));
+  ASSERT_TRUE(world_.cluster.Bind("default", "a", "ip-1").ok());
+  ASSERT_TRUE(controller.Reconcile({"default", "a"}).ok());
+  EXPECT_EQ(LastPodEvent(), world_.clock.Now());
+  EXPECT_EQ(counting.walks[cluster::Kind::kNodeClaim], 0);
+}
+
 TEST_F(PodEventsTest, ABindIsAPodEvent) {
   world_.MustCreate(testing::PendingPod("a"));
   ASSERT_TRUE(Reconcile("a").ok());

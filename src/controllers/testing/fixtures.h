@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,10 @@ class ForwardingCluster : public cluster::ClusterApi {
     inner_.ForEachPodOn(node, fn);
   }
   bool IndexesPodsByNode() const override { return inner_.IndexesPodsByNode(); }
+  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
+                             const std::function<void(const cluster::Object&)>& fn) const override {
+    inner_.ForEachWithProviderId(kind, provider_id, fn);
+  }
   core::Result<cluster::Object> CreateObject(cluster::Object o) override {
     return inner_.CreateObject(std::move(o));
   }
@@ -154,6 +159,30 @@ class ForwardingCluster : public cluster::ClusterApi {
 
  protected:
   cluster::ClusterApi& inner_;
+};
+
+// A cluster that counts the walks over every object of a kind (ForEachObject, ListObjects).
+class WalkCountingCluster : public ForwardingCluster {
+ public:
+  WalkCountingCluster(cluster::ClusterApi& inner, bool indexes_pods_by_node = true)
+      : ForwardingCluster(inner), indexes_(indexes_pods_by_node) {}
+  void ForEachObject(cluster::Kind kind,
+                     const std::function<void(const cluster::Object&)>& fn) const override {
+    ++walks[kind];
+    inner_.ForEachObject(kind, fn);
+  }
+  std::vector<cluster::Object> ListObjects(cluster::Kind kind) const override {
+    ++walks[kind];
+    return inner_.ListObjects(kind);
+  }
+  // Says the pods are indexed when asked to; ForEachPodOn and ForEachWithProviderId still
+  // answer from the inner store, whose walks are not counted here.
+  bool IndexesPodsByNode() const override { return indexes_; }
+
+  mutable std::map<cluster::Kind, int> walks;
+
+ private:
+  bool indexes_;
 };
 
 // A cloud that passes every call to another; tests derive from it to change one call.
