@@ -58,8 +58,9 @@ bool Provisioner::Provisionable(const api::Pod& pod) const {
 
 Provisioner::Observed Provisioner::Observe() const {
   Observed o;
-  cluster_.ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& obj) {
-    const auto& pod = std::get<api::Pod>(obj);
+  // A provisionable pod is bound to no node: the store's "" bucket (KubeCluster's index) holds
+  // every one, and this runs on every pod, node and NodeClaim event.
+  cluster_.ForEachPodOn("", [&](const api::Pod& pod) {
     if (!Provisionable(pod)) return;
     std::string verdict;
     if (const api::Condition* c = api::FindCondition(pod.status.conditions, "PodScheduled")) {

@@ -38,6 +38,18 @@ TEST_F(ProvisionerTest, NothingPendingMeansNothingToDo) {
   EXPECT_EQ(provisioner_.solves(), 0);
 }
 
+// The provisioner looks on every pod, node and NodeClaim event; it reads the pods bound to no
+// node from the store's index (ClusterApi::ForEachPodOn("")), never every pod of the cluster.
+TEST_F(ProvisionerTest, AnEventReadsOnlyThePodsBoundToNoNode) {
+  testing::WalkCountingCluster counting(world_.cluster);
+  Provisioner provisioner(world_.clock, counting, world_.cloud, world_.recorder);
+  world_.MustCreate(PendingPod("a"));
+  auto r = provisioner.Reconcile({});
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->requeue_after.has_value()) << "the pending pod opened a batch";
+  EXPECT_EQ(counting.walks[cluster::Kind::kPod], 0);
+}
+
 TEST_F(ProvisionerTest, PendingPodsOpenABatchThatClosesWhenIdleForOneSecond) {
   world_.MustCreate(PendingPod("a"));
   auto r = Reconcile();
