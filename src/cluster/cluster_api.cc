@@ -77,6 +77,11 @@ const std::string& ProviderIdOf(const Object& object) {
 void ClusterApi::ForEachWithProviderId(Kind kind, const std::string& provider_id,
                                        const std::function<void(const Object&)>& fn) const {
   if (provider_id.empty() || (kind != Kind::kNode && kind != Kind::kNodeClaim)) return;
+  LookUpProviderId(kind, provider_id, fn);
+}
+
+void ClusterApi::LookUpProviderId(Kind kind, const std::string& provider_id,
+                                  const std::function<void(const Object&)>& fn) const {
   ForEachObject(kind, [&](const Object& o) {
     if (ProviderIdOf(o) == provider_id) fn(o);
   });

@@ -113,12 +113,11 @@ class ClusterApi {
                             const std::function<void(const api::Pod&)>& fn) const;
   virtual bool IndexesPodsByNode() const { return false; }
   // Calls `fn` for each Node or NodeClaim (`kind`) whose provider ID (ProviderIdOf) is
-  // `provider_id`, in list order; never for "" or another kind. The default scans the kind; a
-  // store that indexes provider IDs (KubeCluster's informers) answers from the index, updated
-  // with the store. How a NodeClaim finds its Node and back without reading every one.
+  // `provider_id`, in list order; never for "" or another kind. How a NodeClaim finds its Node
+  // and back without reading every one: the lookup itself is LookUpProviderId.
   // REQUIRES: `fn` does not modify the cluster.
-  virtual void ForEachWithProviderId(Kind kind, const std::string& provider_id,
-                                     const std::function<void(const Object&)>& fn) const;
+  void ForEachWithProviderId(Kind kind, const std::string& provider_id,
+                             const std::function<void(const Object&)>& fn) const;
   // Fails with AlreadyExists when the name is taken; fills uid, resourceVersion and
   // creationTimestamp; returns the stored object.
   virtual core::Result<Object> CreateObject(Object object) = 0;
@@ -163,6 +162,14 @@ class ClusterApi {
   core::Status Delete(const std::string& ns, const std::string& name) {
     return DeleteObject(KindOf<T>(), ns, name);
   }
+
+ protected:
+  // ForEachWithProviderId's lookup, called only with a non-empty `provider_id` and `kind` Node or
+  // NodeClaim. The default scans the kind; a store that indexes provider IDs (KubeCluster's
+  // informers) answers from the index, updated with the store; a store over another one (a
+  // shadow, a test wrapper) asks the other's ForEachWithProviderId.
+  virtual void LookUpProviderId(Kind kind, const std::string& provider_id,
+                                const std::function<void(const Object&)>& fn) const;
 };
 
 }  // namespace nodesmith::cluster

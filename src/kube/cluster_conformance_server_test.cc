@@ -227,12 +227,31 @@ TYPED_TEST(ClusterConformanceTest, WatchEventsArriveInChangeOrder) {
                       {WatchEventType::kDeleted, name}}));
 }
 
-TYPED_TEST(ClusterConformanceTest, ListIsInNamespaceAndNameOrder) {
-  for (const char* n : {"c", "a", "b"}) ASSERT_TRUE(this->api().Create(this->Pod(n)).ok());
-  std::vector<std::string> names;
+// Every walk is in (namespace, name) order, as ClusterApi promises: ShadowCluster lays its
+// overlay over the live store's walks by merging in that order.
+TYPED_TEST(ClusterConformanceTest, ListAndEveryWalkAreInNamespaceAndNameOrder) {
+  const std::string node_name = UniqueName("node");
+  for (const char* n : {"c", "a", "b", "z", "x", "y"}) ASSERT_TRUE(this->api().Create(this->Pod(n)).ok());
+  for (const char* n : {"z", "x", "y"}) ASSERT_TRUE(this->api().Bind(this->ns(), n, node_name).ok());
+  this->world_->Settle();
+  std::vector<std::string> listed, walked, pending, on_node;
   for (const api::Pod& p : this->api().template List<api::Pod>())
-    if (p.metadata.namespace_ == this->ns()) names.push_back(p.metadata.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c"}));
+    if (p.metadata.namespace_ == this->ns()) listed.push_back(p.metadata.name);
+  this->api().ForEachObject(cluster::Kind::kPod, [&](const cluster::Object& o) {
+    if (cluster::MetaOf(o).namespace_ == this->ns()) walked.push_back(cluster::MetaOf(o).name);
+  });
+  auto in_ns = [&](std::vector<std::string>* out) {
+    return [this, out](const api::Pod& p) {
+      if (p.metadata.namespace_ == this->ns()) out->push_back(p.metadata.name);
+    };
+  };
+  this->api().ForEachPodOn("", in_ns(&pending));
+  this->api().ForEachPodOn(node_name, in_ns(&on_node));
+  const std::vector<std::string> all{"a", "b", "c", "x", "y", "z"};
+  EXPECT_EQ(listed, all);
+  EXPECT_EQ(walked, all);
+  EXPECT_EQ(pending, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(on_node, (std::vector<std::string>{"x", "y", "z"}));
 }
 
 // ForEachPodOn and ForEachWithProviderId answer from KubeCluster's informer indexes and from a

@@ -14,6 +14,15 @@ namespace {
 using cluster::Kind;
 using cluster::Object;
 
+// The informers' field indexes, each named by the field it keys by. Pods bound to no node are
+// indexed under "": ForEachPodOn("") finds the pending ones.
+constexpr const char* kPodsByNodeIndex = "spec.nodeName";
+
+// The provider-ID index of the Node or NodeClaim informer, keyed by cluster::ProviderIdOf.
+const char* ProviderIdIndex(Kind kind) {
+  return kind == Kind::kNode ? "spec.providerID" : "status.providerID";
+}
+
 bool HasStatusSubresource(const ResourceType& r) { return &r != &resources::kStorageClasses; }
 
 Json Without(const Json& doc, const char* key) {
@@ -54,21 +63,13 @@ KubeCluster::KubeCluster(RestClient& client, KubeClusterOptions options)
       io.log = options_.log;
       auto informer = std::make_unique<Informer>(client_, *r, io);
       if (kind == Kind::kPod) {
-        // Pods bound to no node are indexed under "": ForEachPodOn("") finds the pending ones.
-        informer->AddIndex("spec.nodeName", [](const Object& o) {
+        informer->AddIndex(kPodsByNodeIndex, [](const Object& o) {
           return std::vector<std::string>{std::get<api::Pod>(o).spec.node_name};
         });
-      } else if (kind == Kind::kNode) {
-        informer->AddIndex("spec.providerID", [](const Object& o) {
-          const auto& n = std::get<api::Node>(o);
-          return n.spec.provider_id.empty() ? std::vector<std::string>{}
-                                            : std::vector<std::string>{n.spec.provider_id};
-        });
-      } else if (kind == Kind::kNodeClaim) {
-        informer->AddIndex("status.providerID", [](const Object& o) {
-          const auto& c = std::get<api::NodeClaim>(o);
-          return c.status.provider_id.empty() ? std::vector<std::string>{}
-                                              : std::vector<std::string>{c.status.provider_id};
+      } else if (kind == Kind::kNode || kind == Kind::kNodeClaim) {
+        informer->AddIndex(ProviderIdIndex(kind), [](const Object& o) {
+          const std::string& id = cluster::ProviderIdOf(o);
+          return id.empty() ? std::vector<std::string>{} : std::vector<std::string>{id};
         });
       }
       informer->AddHandler([this, kind](CacheEventType type, const CachedObjectPtr& old_object,
@@ -241,21 +242,18 @@ void KubeCluster::ForEachObject(Kind kind, const std::function<void(const Object
   for (const auto& [key, e] : all) fn(*e->object);
 }
 
-void KubeCluster::ForEachWithProviderId(Kind kind, const std::string& provider_id,
-                                        const std::function<void(const Object&)>& fn) const {
-  if (provider_id.empty() || !Serves(kind)) return;
-  const char* index = kind == Kind::kNode        ? "spec.providerID"
-                      : kind == Kind::kNodeClaim ? "status.providerID"
-                                                 : nullptr;
-  if (index == nullptr) return;
+void KubeCluster::LookUpProviderId(Kind kind, const std::string& provider_id,
+                                   const std::function<void(const Object&)>& fn) const {
+  if (!Serves(kind)) return;
   for (const ResourceType* r : ResourcesOf(kind))
-    for (const CachedObjectPtr& e : InformerOf(*r)->ByIndex(index, provider_id)) fn(*e->object);
+    for (const CachedObjectPtr& e : InformerOf(*r)->ByIndex(ProviderIdIndex(kind), provider_id))
+      fn(*e->object);
 }
 
 void KubeCluster::ForEachPodOn(const std::string& node,
                                const std::function<void(const api::Pod&)>& fn) const {
   if (!Serves(Kind::kPod)) return;
-  for (const CachedObjectPtr& e : InformerOf(resources::kPods)->ByIndex("spec.nodeName", node))
+  for (const CachedObjectPtr& e : InformerOf(resources::kPods)->ByIndex(kPodsByNodeIndex, node))
     fn(std::get<api::Pod>(*e->object));
 }
 

@@ -73,12 +73,14 @@ class KubeCluster : public cluster::ClusterApi {
   void ForEachPodOn(const std::string& node,
                     const std::function<void(const api::Pod&)>& fn) const override;
   bool IndexesPodsByNode() const override { return true; }
-  // From the Node informer's spec.providerID and the NodeClaim informer's status.providerID
-  // indexes.
-  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
-                             const std::function<void(const cluster::Object&)>& fn) const override;
   Informer* InformerOf(const ResourceType& resource) const;
   RestClient& client() { return client_; }
+
+ protected:
+  // From the Node informer's spec.providerID and the NodeClaim informer's status.providerID
+  // indexes.
+  void LookUpProviderId(cluster::Kind kind, const std::string& provider_id,
+                        const std::function<void(const cluster::Object&)>& fn) const override;
 
  private:
   // The resource and object name a (kind, store name) addresses.

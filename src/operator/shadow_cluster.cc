@@ -120,9 +120,8 @@ void ShadowCluster::ForEachPodOn(const std::string& node,
       [&](const Object& o) { return std::get<api::Pod>(o).spec.node_name == node; }, fn);
 }
 
-void ShadowCluster::ForEachWithProviderId(Kind kind, const std::string& provider_id,
-                                          const std::function<void(const Object&)>& fn) const {
-  if (provider_id.empty() || (kind != Kind::kNode && kind != Kind::kNodeClaim)) return;
+void ShadowCluster::LookUpProviderId(Kind kind, const std::string& provider_id,
+                                     const std::function<void(const Object&)>& fn) const {
   Overlaid<Object>(
       kind,
       [&](const std::function<void(const Object&)>& each) {

@@ -53,9 +53,6 @@ class ShadowCluster : public cluster::ClusterApi {
   void ForEachPodOn(const std::string& node,
                     const std::function<void(const api::Pod&)>& fn) const override;
   bool IndexesPodsByNode() const override { return live_.IndexesPodsByNode(); }
-  // The same for provider IDs: the live store's answer, with the overlay laid over it.
-  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
-                             const std::function<void(const cluster::Object&)>& fn) const override;
   core::Result<cluster::Object> CreateObject(cluster::Object object) override;
   core::Result<cluster::Object> UpdateObject(cluster::Object object) override;
   core::Status DeleteObject(cluster::Kind kind, const std::string& ns,
@@ -67,6 +64,12 @@ class ShadowCluster : public cluster::ClusterApi {
 
   // Objects of the overlay (created or changed by nodesmith), tombstones not counted.
   size_t OverlaySize() const;
+
+ protected:
+  // The live store's Nodes or NodeClaims with `provider_id` (from its index, when it keeps one)
+  // with the overlay laid over them, as for ForEachPodOn.
+  void LookUpProviderId(cluster::Kind kind, const std::string& provider_id,
+                        const std::function<void(const cluster::Object&)>& fn) const override;
 
  private:
   using Key = std::tuple<int, std::string, std::string>;  // kind, namespace, store name

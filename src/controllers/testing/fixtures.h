@@ -133,10 +133,6 @@ class ForwardingCluster : public cluster::ClusterApi {
     inner_.ForEachPodOn(node, fn);
   }
   bool IndexesPodsByNode() const override { return inner_.IndexesPodsByNode(); }
-  void ForEachWithProviderId(cluster::Kind kind, const std::string& provider_id,
-                             const std::function<void(const cluster::Object&)>& fn) const override {
-    inner_.ForEachWithProviderId(kind, provider_id, fn);
-  }
   core::Result<cluster::Object> CreateObject(cluster::Object o) override {
     return inner_.CreateObject(std::move(o));
   }
@@ -158,6 +154,11 @@ class ForwardingCluster : public cluster::ClusterApi {
   }
 
  protected:
+  void LookUpProviderId(cluster::Kind kind, const std::string& provider_id,
+                        const std::function<void(const cluster::Object&)>& fn) const override {
+    inner_.ForEachWithProviderId(kind, provider_id, fn);
+  }
+
   cluster::ClusterApi& inner_;
 };
 
