@@ -14,6 +14,9 @@
   pod watch), nodesmith opens a batch ("Waiting to batch additional pods"), the batch's round
   starts ("found provisionable pod(s)"), "created nodeclaim" is logged (after the create
   returned), the NodeClaim's ADDED event arrives (may come before that log line: negative).
+  Its last column names the reconciles of 5 ms or more (nodesmith's debug line "reconcile took
+  long") that overlapped the step from the mark to the batch: what the runtime's one thread was
+  busy with while the pod's news waited.
 
 Usage: controller_latency.py NODESMITH TESTENV_DIR SOURCE_DIR [--runs N] [--pods N (0: no burst)] [--split]
 The control plane must be up (scripts/testenv/up TESTENV_DIR)."""
@@ -108,14 +111,37 @@ def unschedulable(pod):
                for c in pod.get("status", {}).get("conditions", []))
 
 
+GO_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def go_duration(text):
+    """Seconds in a Go duration string ("12.5ms", "1m30s", "950\u00b5s")."""
+    total, number = 0.0, ""
+    i = 0
+    while i < len(text):
+        if text[i].isdigit() or text[i] == ".":
+            number += text[i]
+            i += 1
+            continue
+        unit = next(u for u in sorted(GO_DURATION_UNITS, key=len, reverse=True)
+                    if text.startswith(u, i))
+        total += float(number) * GO_DURATION_UNITS[unit]
+        number = ""
+        i += len(unit)
+    return total
+
+
 def split(controller, ns, created, marked, claimed):
     """Per pod (name -> wall times: `created` after the API server stored it, `marked` when the
     pod watch showed it Unschedulable, `claimed` when its NodeClaim's ADDED event came), the
     steps between, with nodesmith's round start and create read from its log. Prints one row
     a pod, slowest first."""
-    found, made, opened = {}, {}, []
+    found, made, opened, busy = {}, {}, [], []
     for l in controller.lines():
-        if l.get("message") == "Waiting to batch additional pods":
+        if l.get("message") == "reconcile took long":
+            end = log_time(l)
+            busy.append((end - go_duration(l["duration"]), end, l["controller"]))
+        elif l.get("message") == "Waiting to batch additional pods":
             opened.append(log_time(l))
         elif l.get("message") == "found provisionable pod(s)":
             for ref in l.get("Pods", "").split(", "):
@@ -135,14 +161,19 @@ def split(controller, ns, created, marked, claimed):
         if None in steps:
             print("  %s: a step was not seen (%s)" % (name, steps))
             continue
+        mark, opened_at = steps[1], steps[2]
+        waited_for = ", ".join("%s %.0f" % (c, (end - start) * 1e3) for start, end, c in busy
+                               if start < opened_at and end > mark) or "-"
         rows.append((steps[-1] - t0, name,
-                     [(b - a) * 1e3 for a, b in zip(steps, steps[1:])]))
+                     [(b - a) * 1e3 for a, b in zip(steps, steps[1:])], waited_for))
     rows.sort(reverse=True)
     print("  where the time went (ms), slowest first:")
     print("  %-12s" % "pod" + "".join("%10s" % h for h in (
-        "->marked", "->batch", "->round", "->created", "->ADDED", "total")))
-    for total, name, gaps in rows:
-        print("  %-12s" % name + "".join("%10.0f" % g for g in gaps) + "%10.0f" % (total * 1e3))
+        "->marked", "->batch", "->round", "->created", "->ADDED", "total")) +
+        "  long reconciles from the mark to the batch (ms)")
+    for total, name, gaps, waited_for in rows:
+        print("  %-12s" % name + "".join("%10.0f" % g for g in gaps) + "%10.0f" % (total * 1e3) +
+              "  " + waited_for)
 
 
 def burst(api, controller, ns, count, node_selector=None, timeout=600):

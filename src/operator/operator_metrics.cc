@@ -75,18 +75,21 @@ void OperatorMetrics::BeforeReconcile(const std::string& controller) {
   started_[controller] = std::chrono::steady_clock::now();
 }
 
-void OperatorMetrics::AfterReconcile(const std::string& controller, const char* result) {
+core::Duration OperatorMetrics::AfterReconcile(const std::string& controller,
+                                              const char* result) {
+  core::Duration took{0};
   const auto started = started_.find(controller);
   if (started != started_.end()) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started->second).count();
+    took = std::chrono::duration_cast<core::Duration>(std::chrono::steady_clock::now() -
+                                                      started->second);
     families_->controller_runtime_reconcile_time_seconds->WithLabelValues({controller})
-        .Observe(seconds);
+        .Observe(std::chrono::duration<double>(took).count());
   }
   families_->controller_runtime_reconcile_total->WithLabelValues({controller, result}).Inc();
   if (std::string(result) == "error") {
     families_->controller_runtime_reconcile_errors_total->WithLabelValues({controller}).Inc();
   }
+  return took;
 }
 
 void OperatorMetrics::SetLeader(bool leading) {

@@ -24,6 +24,7 @@
 
 #include "cloud/catalog.h"
 #include "cluster/cluster_api.h"
+#include "core/duration.h"
 #include "metrics/karpenter_metrics.h"
 #include "metrics/registry.h"
 #include "runtime/event_recorder.h"
@@ -51,7 +52,9 @@ class OperatorMetrics {
   std::string Expose() const;
 
   void BeforeReconcile(const std::string& controller);
-  void AfterReconcile(const std::string& controller, const char* result);
+  // Counts the reconcile and observes its time; returns that time (zero when BeforeReconcile
+  // was not called for `controller`).
+  core::Duration AfterReconcile(const std::string& controller, const char* result);
   void OnRecorded(const runtime::RecordedEvent& event, const cluster::ClusterApi& cluster);
   void SetLeader(bool leading);
   void SetSynced(bool synced);

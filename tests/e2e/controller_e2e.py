@@ -5,6 +5,7 @@ kube-scheduler binds, kwok plays the kubelets of the Nodes the kwok provider cre
 Usage: controller_e2e.py NODESMITH SOURCE_DIR TESTENV_DIR SHARED_DATA [unittest args]"""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -113,6 +114,17 @@ class WalkthroughTest(ControllerTest):
         nodes = {p["spec"]["nodeName"] for p in pods}
         self.assertEqual(nodes, {claim_name})
         self.assertEqual(len(self.claims()), 1)
+
+        # At debug level each reconcile of 5 ms or more is logged with its controller and time
+        # (the controllers share one thread): the create, the launch and the registration each
+        # wrote to the API server in one.
+        slow = [l for l in c.lines() if l.get("message") == "reconcile took long"]
+        self.assertTrue(slow, "no 'reconcile took long' line at debug level")
+        for l in slow:
+            self.assertRegex(l["controller"], r"^[a-z]+(\.[a-z]+)?$")
+            took = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s)", l["duration"])
+            self.assertIsNotNone(took, l)
+            self.assertGreaterEqual(float(took[1]) * (1 if took[2] == "ms" else 1000), 5, l)
 
         claim = ENV.get_json("nodeclaim", claim_name)
         for kind in ("Launched", "Registered", "Initialized", "Ready"):
