@@ -9,7 +9,10 @@
 # SIGINT, on which libFuzzer prints its final statistics and exits with 72. Either way the table
 # gives the CPU seconds each target used.
 # Slow a run beside other work with nice, never pause it (SIGSTOP): -timeout counts wall time, so
-# the input in flight across a pause is reported as a timeout.
+# the input in flight across a pause is reported as a timeout. For the same reason the CPU clock
+# allows an input 120 s, not 10: at nice 19 beside a build on every core, a target can go tens of
+# seconds without a core, and an input it was running then is no hang (a true hang still ends the
+# run after 120 s).
 #
 # Crashes are libFuzzer's crash-, leak-, oom- and timeout- reproducers; an input that finished
 # but took over 10 s is a slow- unit, counted apart: worth a look, not a failure.
@@ -25,7 +28,8 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for bin in "$build"/fuzz/*_fuzz; do names+=("$(basename "$bin" _fuzz)"); done
 fi
-# Leaks are findings too; a slow input (a hang) is reported as a timeout after 10 s.
+# Leaks are findings too; a slow input (a hang) is reported as a timeout after 10 s (120 s on the
+# CPU clock, below).
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 clock=${FUZZ_CLOCK:-wall}
 case $clock in wall|cpu) ;; *) echo "fuzz-run.sh: FUZZ_CLOCK must be wall or cpu, not $clock" >&2; exit 2 ;; esac
@@ -61,10 +65,11 @@ for name in "${names[@]}"; do
   touch "$mark"
   limit=$seconds
   # On the CPU clock the wall-clock limit only guards against a process that never gets a core.
-  [ "$clock" = cpu ] && limit=$((seconds * 20))
+  timeout=10
+  [ "$clock" = cpu ] && limit=$((seconds * 20)) timeout=120
   reaped_cpu; before=$reaped
   stopped=0
-  "$build/fuzz/${name}_fuzz" -max_total_time="$limit" -timeout=10 -rss_limit_mb=2048 \
+  "$build/fuzz/${name}_fuzz" -max_total_time="$limit" -timeout="$timeout" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$crashes/" \
     "$work" "$src/fuzz/corpus/$name" >"$log" 2>&1 &
   pid=$!
