@@ -26,6 +26,7 @@
 #include "api/storage.h"
 #include "api/workloads.h"
 #include "core/status.h"
+#include "core/time.h"
 
 namespace nodesmith::cluster {
 
@@ -87,6 +88,10 @@ struct WatchEvent {
   // The object as stored after the change (for kDeleted: its last state), so a watcher can
   // still read a deleted object. May be null when an implementation cannot provide it.
   std::shared_ptr<const Object> object;
+  // When the store took the change in: its clock's time in memory, the wall time the informer
+  // applied it in a real cluster. The epoch when unknown. Announcing it may come later (the
+  // runtime's thread announces changes between reconciles).
+  core::Time observed_at{};
 };
 
 class ClusterApi {

@@ -287,7 +287,8 @@ void MemoryCluster::Watch(Kind kind, std::function<void(const WatchEvent&)> call
 
 void MemoryCluster::Notify(WatchEventType type, Kind kind, const Key& key,
                            std::shared_ptr<const Object> obj) {
-  pending_events_.push_back(WatchEvent{type, kind, key.first, key.second, std::move(obj)});
+  pending_events_.push_back(
+      WatchEvent{type, kind, key.first, key.second, std::move(obj), clock_.Now()});
   if (dispatching_) return;  // the outer Notify delivers it after the current event
   dispatching_ = true;
   while (!pending_events_.empty()) {

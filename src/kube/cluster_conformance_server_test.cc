@@ -209,9 +209,12 @@ TYPED_TEST(ClusterConformanceTest, WatchEventsArriveInChangeOrder) {
   // deletionTimestamp is written before it goes, even with no grace period), which a watcher
   // may or may not see.
   std::vector<std::pair<WatchEventType, std::string>> seen;
+  std::vector<core::Time> observed;  // each event says when the store took the change in
   const std::string name = UniqueName("watch");
   this->api().Watch(Kind::kNodeClaim, [&](const cluster::WatchEvent& e) {
-    if (e.name == name) seen.push_back({e.type, e.name});
+    if (e.name != name) return;
+    seen.push_back({e.type, e.name});
+    observed.push_back(e.observed_at);
   });
   auto created = this->api().Create(this->Claim(name));
   ASSERT_TRUE(created.ok()) << created.status().message();
@@ -225,6 +228,12 @@ TYPED_TEST(ClusterConformanceTest, WatchEventsArriveInChangeOrder) {
                       {WatchEventType::kAdded, name},
                       {WatchEventType::kModified, name},
                       {WatchEventType::kDeleted, name}}));
+  for (size_t i = 0; i < observed.size(); ++i) {
+    EXPECT_NE(observed[i], core::Time{}) << "event " << i;
+    if (i > 0) {
+      EXPECT_LE(observed[i - 1], observed[i]) << "event " << i;
+    }
+  }
 }
 
 // Every walk is in (namespace, name) order, as ClusterApi promises: ShadowCluster lays its

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/system_clock.h"
 #include "kube/json_merge.h"
 #include "kube/object_codec.h"
 
@@ -161,6 +162,7 @@ void KubeCluster::OnCacheEvent(Kind kind, CacheEventType type, const CachedObjec
   event.namespace_ = which->namespace_;
   event.name = cluster::StoreName(*which->object);
   event.object = which->object;
+  event.observed_at = core::SystemNow();
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
     queue_.push_back(std::move(event));

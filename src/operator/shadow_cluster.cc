@@ -134,7 +134,7 @@ void ShadowCluster::Notify(WatchEventType type, Kind kind, const std::string& ns
                            const std::string& name, std::shared_ptr<const Object> object) {
   auto it = watchers_.find(static_cast<int>(kind));
   if (it == watchers_.end()) return;
-  cluster::WatchEvent event{type, kind, ns, name, std::move(object)};
+  cluster::WatchEvent event{type, kind, ns, name, std::move(object), clock_.Now()};
   // Callbacks may register more watchers; index, do not iterate.
   for (size_t i = 0; i < it->second.size(); ++i) it->second[i](event);
 }

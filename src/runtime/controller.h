@@ -10,11 +10,13 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cluster/cluster_api.h"
 #include "core/duration.h"
 #include "core/status.h"
+#include "core/time.h"
 
 namespace nodesmith::runtime {
 
@@ -22,7 +24,18 @@ namespace nodesmith::runtime {
 struct Request {
   std::string namespace_;
   std::string name;
-  auto operator<=>(const Request&) const = default;
+  // When the first of the changes that asked for this reconcile was observed
+  // (WatchEvent::observed_at); none for a timer, a retry or a change of unknown time. A reconcile
+  // that waited behind others on the runtime's thread can count from the change, not from its
+  // own start. The first, not the latest: the reconcile that waited may itself have been
+  // delayed by writes whose own changes came in meanwhile (a singleton hears of them all). Not
+  // part of what the request is: requests compare by namespace and name.
+  std::optional<core::Time> changed_at;
+
+  bool operator==(const Request& o) const { return namespace_ == o.namespace_ && name == o.name; }
+  auto operator<=>(const Request& o) const {
+    return std::tie(namespace_, name) <=> std::tie(o.namespace_, o.name);
+  }
 };
 
 struct ReconcileResult {

@@ -31,7 +31,12 @@ void SimulatedRuntime::Register(Controller& controller, ErrorHook on_error) {
   for (cluster::Kind kind : controller.Watches()) {
     cluster_.Watch(kind, [alive, entry](const cluster::WatchEvent& event) {
       if (alive.expired()) return;
-      entry->queue->Add(RequestFor(*entry->controller, event.namespace_, event.name));
+      const Request request = RequestFor(*entry->controller, event.namespace_, event.name);
+      if (event.observed_at != core::Time{}) {
+        auto [stamp, fresh] = entry->changed_at.try_emplace(request, event.observed_at);
+        if (!fresh) stamp->second = std::min(stamp->second, event.observed_at);
+      }
+      entry->queue->Add(request);
     });
   }
   if (controller.Singleton()) {
@@ -82,6 +87,12 @@ void SimulatedRuntime::RunOne(Entry& entry) {
   }
   std::optional<Request> request = entry.queue->Get();
   if (!request) return;
+  // The changes since the request was last handed out; what the queue kept of it is not one.
+  request->changed_at.reset();
+  if (auto stamp = entry.changed_at.find(*request); stamp != entry.changed_at.end()) {
+    request->changed_at = stamp->second;
+    entry.changed_at.erase(stamp);
+  }
   ++entry.reconciles;
   if (before_) before_(entry.name);
   const core::Time started = stopwatch_ ? stopwatch_() : core::Time{};

@@ -193,6 +193,40 @@ TEST_F(SimulatedRuntimeTest, AChangeBeforeTheRequeueTimeRunsNowAndTheRequeueStil
                                   Call{seconds(30), "pod", Request{"default", "web"}}));
 }
 
+// In a real cluster a change can wait behind other reconciles on the runtime's one thread; the
+// reconcile it asks for is told when the first such change was observed, and a timer's
+// reconcile is told of none.
+TEST_F(SimulatedRuntimeTest, AReconcileIsToldWhenTheFirstChangeThatAskedForItWasObserved) {
+  RecordingController provisioner("provisioner", {cluster::Kind::kPod}, true, clock_, &calls_);
+  RecordingController pods("pod", {cluster::Kind::kPod}, false, clock_, &calls_);
+  std::vector<std::pair<std::string, std::optional<core::Duration>>> told;
+  auto record = [&](const std::string& who) {
+    return [&, who](const Request& r) -> core::Result<ReconcileResult> {
+      told.emplace_back(who + " " + r.name, r.changed_at ? std::optional(*r.changed_at - kStart)
+                                                         : std::nullopt);
+      if (who == "provisioner" && r.changed_at) return ReconcileResult::RequeueAfter(seconds(1));
+      return ReconcileResult::Done();
+    };
+  };
+  provisioner.on_reconcile = record("provisioner");
+  pods.on_reconcile = record("pod");
+  runtime_.Register(provisioner);
+  runtime_.Register(pods);
+  RunAll();
+  told.clear();
+
+  ASSERT_TRUE(cluster_.Create(MakePod("a")).ok());
+  clock_.Step(milliseconds(30));
+  ASSERT_TRUE(cluster_.Create(MakePod("b")).ok());
+  clock_.Step(milliseconds(40));  // the thread was busy: nothing ran for 70 ms
+  RunAll();
+  using Told = std::pair<std::string, std::optional<core::Duration>>;
+  EXPECT_THAT(told, ElementsAre(Told{"provisioner ", milliseconds(0)},
+                                Told{"pod a", milliseconds(0)},
+                                Told{"pod b", milliseconds(30)},
+                                Told{"provisioner ", std::nullopt}));
+}
+
 TEST_F(SimulatedRuntimeTest, ALaterRequeueDoesNotPostponeAnEarlierOne) {
   RecordingController c("c", {}, true, clock_, &calls_);
   int n = 0;

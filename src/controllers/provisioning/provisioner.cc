@@ -84,8 +84,13 @@ Provisioner::Observed Provisioner::Observe() const {
   return o;
 }
 
-core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Request&) {
+core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Request& request) {
   const core::Time now = clock_.Now();
+  // A pod arrives when its change is observed: one that waited behind another reconcile on the
+  // runtime's thread (a status write of tens of milliseconds) does not push its batch back. The
+  // request tells when the first change since the last look came in; a pod's may have come a
+  // little later, by at most the wait, which the idle window can spare.
+  const core::Time arrived = request.changed_at ? std::min(*request.changed_at, now) : now;
   Observed current = Observe();
 
   // Forget bookkeeping for pods that are no longer pending.
@@ -128,10 +133,10 @@ core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Req
   }
   if (arrival) {
     if (!batch_start_) {
-      batch_start_ = now;
+      batch_start_ = arrived;
       Emit(recorder_, runtime::LogLevel::kDebug, kLogger, "Waiting to batch additional pods");
     }
-    last_arrival_ = now;
+    last_arrival_ = std::max(last_arrival_, arrived);
   }
   if (!batch_start_ && !retry_at_ && AnyPodWaitingOnNothing(current)) {
     retry_at_ = now + options_.pending_retry;

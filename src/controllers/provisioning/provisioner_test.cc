@@ -76,6 +76,34 @@ TEST_F(ProvisionerTest, PendingPodsOpenABatchThatClosesWhenIdleForOneSecond) {
   EXPECT_FALSE(Claims().empty()) << "the batch was provisioned";
 }
 
+// In a real cluster the runtime's thread may be busy (another controller's API write) when a
+// pod's change comes in; the reconcile that follows is told when the change was observed, and
+// the batch's idle window counts from then, not from the late reconcile.
+TEST_F(ProvisionerTest, TheIdleWindowCountsFromWhenThePodsChangeWasObserved) {
+  const core::Time observed = world_.clock.Now();
+  world_.MustCreate(PendingPod("a"));
+  world_.clock.Step(milliseconds(40));
+  runtime::Request late;
+  late.changed_at = observed;
+  auto r = provisioner_.Reconcile(late);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->requeue_after.has_value());
+  EXPECT_EQ(*r->requeue_after, milliseconds(960));
+
+  // A second pod observed 20 ms before its reconcile extends the window from its own arrival.
+  world_.clock.Step(milliseconds(500));
+  world_.MustCreate(PendingPod("b"));
+  late.changed_at = world_.clock.Now();
+  world_.clock.Step(milliseconds(20));
+  r = provisioner_.Reconcile(late);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r->requeue_after, milliseconds(980));
+
+  world_.clock.Step(milliseconds(980));
+  ASSERT_TRUE(Reconcile().ok());
+  EXPECT_EQ(provisioner_.solves(), 1) << "closed 1 s after b was observed";
+}
+
 TEST_F(ProvisionerTest, ABatchClosesAfterTenSecondsWhilePodsKeepArriving) {
   int created = 0;
   for (int i = 0; i < 40 && Claims().empty(); ++i) {
