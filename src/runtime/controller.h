@@ -8,6 +8,7 @@
 // object's key) or when a requested requeue time arrives.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -24,13 +25,13 @@ namespace nodesmith::runtime {
 struct Request {
   std::string namespace_;
   std::string name;
-  // When the first of the changes that asked for this reconcile was observed
-  // (WatchEvent::observed_at); none for a timer, a retry or a change of unknown time. A reconcile
+  // Per kind, when the latest change of that kind that asked for this reconcile was observed
+  // (WatchEvent::observed_at); empty for a timer, a retry or changes of unknown time. A reconcile
   // that waited behind others on the runtime's thread can count from the change, not from its
-  // own start. The first, not the latest: the reconcile that waited may itself have been
-  // delayed by writes whose own changes came in meanwhile (a singleton hears of them all). Not
-  // part of what the request is: requests compare by namespace and name.
-  std::optional<core::Time> changed_at;
+  // own start. Per kind, because what came in meanwhile is often other objects' news (the
+  // writes of the reconcile it waited for). Not part of what the request is: requests compare
+  // by namespace and name.
+  std::map<cluster::Kind, core::Time> changed_at;
 
   bool operator==(const Request& o) const { return namespace_ == o.namespace_ && name == o.name; }
   auto operator<=>(const Request& o) const {

@@ -33,8 +33,8 @@ void SimulatedRuntime::Register(Controller& controller, ErrorHook on_error) {
       if (alive.expired()) return;
       const Request request = RequestFor(*entry->controller, event.namespace_, event.name);
       if (event.observed_at != core::Time{}) {
-        auto [stamp, fresh] = entry->changed_at.try_emplace(request, event.observed_at);
-        if (!fresh) stamp->second = std::min(stamp->second, event.observed_at);
+        core::Time& latest = entry->changed_at[request][event.kind];
+        latest = std::max(latest, event.observed_at);
       }
       entry->queue->Add(request);
     });
@@ -88,10 +88,10 @@ void SimulatedRuntime::RunOne(Entry& entry) {
   std::optional<Request> request = entry.queue->Get();
   if (!request) return;
   // The changes since the request was last handed out; what the queue kept of it is not one.
-  request->changed_at.reset();
-  if (auto stamp = entry.changed_at.find(*request); stamp != entry.changed_at.end()) {
-    request->changed_at = stamp->second;
-    entry.changed_at.erase(stamp);
+  request->changed_at.clear();
+  if (auto stamps = entry.changed_at.find(*request); stamps != entry.changed_at.end()) {
+    request->changed_at = std::move(stamps->second);
+    entry.changed_at.erase(stamps);
   }
   ++entry.reconciles;
   if (before_) before_(entry.name);

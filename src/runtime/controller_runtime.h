@@ -4,7 +4,8 @@
 // For each registered controller the runtime keeps a WorkQueue (work_queue.h) and:
 //  - watches the controller's kinds on the ClusterApi; every change enqueues a Request at Now()
 //    (the changed object's key, or the empty Request for a singleton controller), which carries
-//    to its reconcile when the first such change was observed (Request::changed_at). Objects that
+//    to its reconcile when the latest such change of each kind was observed
+//    (Request::changed_at). Objects that
 //    exist at registration are enqueued once, like an informer's initial list; a singleton is
 //    enqueued once at registration whatever exists, like Karpenter's singleton source;
 //  - runs one Reconcile per EventLoop event, so reconciles of all controllers run one at a time
@@ -91,9 +92,9 @@ class SimulatedRuntime {
     int64_t reconciles = 0;
     int64_t errors = 0;
     core::Duration used{0};  // thread time its reconciles took, for the fair share
-    // Per request waiting in the queue: when the first change that asked for it was observed
-    // (Request::changed_at), handed out with it.
-    std::map<Request, core::Time> changed_at;
+    // Per request waiting in the queue and per kind: when the latest change that asked for it
+    // was observed (Request::changed_at), handed out with it.
+    std::map<Request, std::map<cluster::Kind, core::Time>> changed_at;
   };
 
   Entry* Find(const std::string& name) const;

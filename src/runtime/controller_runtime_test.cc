@@ -194,17 +194,22 @@ TEST_F(SimulatedRuntimeTest, AChangeBeforeTheRequeueTimeRunsNowAndTheRequeueStil
 }
 
 // In a real cluster a change can wait behind other reconciles on the runtime's one thread; the
-// reconcile it asks for is told when the first such change was observed, and a timer's
-// reconcile is told of none.
-TEST_F(SimulatedRuntimeTest, AReconcileIsToldWhenTheFirstChangeThatAskedForItWasObserved) {
-  RecordingController provisioner("provisioner", {cluster::Kind::kPod}, true, clock_, &calls_);
+// reconcile it asks for is told, per kind, when the latest such change was observed, and a
+// timer's reconcile is told of none.
+TEST_F(SimulatedRuntimeTest, AReconcileIsToldWhenTheLatestChangeOfEachKindWasObserved) {
+  RecordingController provisioner("provisioner", {cluster::Kind::kPod, cluster::Kind::kNode}, true,
+                                   clock_, &calls_);
   RecordingController pods("pod", {cluster::Kind::kPod}, false, clock_, &calls_);
-  std::vector<std::pair<std::string, std::optional<core::Duration>>> told;
+  using Stamps = std::map<cluster::Kind, core::Duration>;
+  std::vector<std::pair<std::string, Stamps>> told;
   auto record = [&](const std::string& who) {
     return [&, who](const Request& r) -> core::Result<ReconcileResult> {
-      told.emplace_back(who + " " + r.name, r.changed_at ? std::optional(*r.changed_at - kStart)
-                                                         : std::nullopt);
-      if (who == "provisioner" && r.changed_at) return ReconcileResult::RequeueAfter(seconds(1));
+      Stamps since_start;
+      for (const auto& [kind, at] : r.changed_at) since_start[kind] = at - kStart;
+      told.emplace_back(who + " " + r.name, since_start);
+      if (who == "provisioner" && !r.changed_at.empty()) {
+        return ReconcileResult::RequeueAfter(seconds(1));
+      }
       return ReconcileResult::Done();
     };
   };
@@ -216,15 +221,18 @@ TEST_F(SimulatedRuntimeTest, AReconcileIsToldWhenTheFirstChangeThatAskedForItWas
   told.clear();
 
   ASSERT_TRUE(cluster_.Create(MakePod("a")).ok());
-  clock_.Step(milliseconds(30));
+  clock_.Step(milliseconds(10));
+  ASSERT_TRUE(cluster_.Create(MakeNode("n")).ok());
+  clock_.Step(milliseconds(20));
   ASSERT_TRUE(cluster_.Create(MakePod("b")).ok());
   clock_.Step(milliseconds(40));  // the thread was busy: nothing ran for 70 ms
   RunAll();
-  using Told = std::pair<std::string, std::optional<core::Duration>>;
-  EXPECT_THAT(told, ElementsAre(Told{"provisioner ", milliseconds(0)},
-                                Told{"pod a", milliseconds(0)},
-                                Told{"pod b", milliseconds(30)},
-                                Told{"provisioner ", std::nullopt}));
+  using Told = std::pair<std::string, Stamps>;
+  const Stamps both{{cluster::Kind::kPod, milliseconds(30)}, {cluster::Kind::kNode, milliseconds(10)}};
+  EXPECT_THAT(told, ElementsAre(Told{"provisioner ", both},
+                                Told{"pod a", Stamps{{cluster::Kind::kPod, milliseconds(0)}}},
+                                Told{"pod b", Stamps{{cluster::Kind::kPod, milliseconds(30)}}},
+                                Told{"provisioner ", Stamps{}}));
 }
 
 TEST_F(SimulatedRuntimeTest, ALaterRequeueDoesNotPostponeAnEarlierOne) {

@@ -88,9 +88,11 @@ core::Result<runtime::ReconcileResult> Provisioner::Reconcile(const runtime::Req
   const core::Time now = clock_.Now();
   // A pod arrives when its change is observed: one that waited behind another reconcile on the
   // runtime's thread (a status write of tens of milliseconds) does not push its batch back. The
-  // request tells when the first change since the last look came in; a pod's may have come a
-  // little later, by at most the wait, which the idle window can spare.
-  const core::Time arrived = request.changed_at ? std::min(*request.changed_at, now) : now;
+  // latest pod change is no earlier than the arrival this reconcile may find, so the idle window
+  // never closes early; other kinds' changes (the waited-for writes) are not pods arriving.
+  const auto pod_change = request.changed_at.find(cluster::Kind::kPod);
+  const core::Time arrived =
+      pod_change != request.changed_at.end() ? std::min(pod_change->second, now) : now;
   Observed current = Observe();
 
   // Forget bookkeeping for pods that are no longer pending.

@@ -84,7 +84,8 @@ TEST_F(ProvisionerTest, TheIdleWindowCountsFromWhenThePodsChangeWasObserved) {
   world_.MustCreate(PendingPod("a"));
   world_.clock.Step(milliseconds(40));
   runtime::Request late;
-  late.changed_at = observed;
+  late.changed_at[cluster::Kind::kPod] = observed;
+  late.changed_at[cluster::Kind::kNodeClaim] = observed + milliseconds(30);  // not an arrival
   auto r = provisioner_.Reconcile(late);
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(r->requeue_after.has_value());
@@ -93,7 +94,7 @@ TEST_F(ProvisionerTest, TheIdleWindowCountsFromWhenThePodsChangeWasObserved) {
   // A second pod observed 20 ms before its reconcile extends the window from its own arrival.
   world_.clock.Step(milliseconds(500));
   world_.MustCreate(PendingPod("b"));
-  late.changed_at = world_.clock.Now();
+  late.changed_at[cluster::Kind::kPod] = world_.clock.Now();
   world_.clock.Step(milliseconds(20));
   r = provisioner_.Reconcile(late);
   ASSERT_TRUE(r.ok());
